@@ -1,0 +1,44 @@
+"""
+langmemcore: long-term memory for LLM agents, as a LangGraph / LangChain plugin.
+
+MemCoRe's compression hierarchy (notes -> keywords -> topics), MRAgent's active
+traversal and the formal capacity / coverage / precision view of memory, persisted in
+Postgres + pgvector.
+"""
+
+from __future__ import annotations
+
+from langmemcore._errors import (
+    ConfigurationError,
+    DatabaseUnavailableError,
+    InvalidInputError,
+    InvalidNamespaceError,
+    LangMemCoreError,
+    LLMOutputError,
+    LLMUnavailableError,
+    MigrationRequiredError,
+    NotFoundError,
+    ObservationConflictError,
+)
+from langmemcore.embeddings import LocalEmbeddings, resolve_embeddings
+from langmemcore.storage import Database, Repository
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfigurationError",
+    "Database",
+    "DatabaseUnavailableError",
+    "InvalidInputError",
+    "InvalidNamespaceError",
+    "LLMOutputError",
+    "LLMUnavailableError",
+    "LangMemCoreError",
+    "LocalEmbeddings",
+    "MigrationRequiredError",
+    "NotFoundError",
+    "ObservationConflictError",
+    "Repository",
+    "__version__",
+    "resolve_embeddings",
+]

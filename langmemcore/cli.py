@@ -1,0 +1,96 @@
+"""The ``langmemcore`` command line: a thin layer over the library."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+
+from langmemcore._errors import LangMemCoreError
+from langmemcore.embeddings import resolve_embeddings
+from langmemcore.storage.database import Database
+from langmemcore.storage.diagnostics import inspect_database
+from langmemcore.storage.migrations import downgrade, upgrade
+
+__all__ = ["main"]
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    database = Database.connect(args.url)
+    upgrade(database, revision=args.revision, dims=args.dims)
+    report = asyncio.run(inspect_database(database))
+    print(
+        f"schema at revision {report.revision} (head {report.head}), "
+        f"embedding dims {report.embedding_dims}"
+    )
+    return 0
+
+
+def _cmd_downgrade(args: argparse.Namespace) -> int:
+    database = Database.connect(args.url)
+    downgrade(database, revision=args.revision)
+    print(f"schema downgraded to {args.revision}")
+    return 0
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    database = Database.connect(args.url)
+    report = asyncio.run(inspect_database(database))
+    embeddings = resolve_embeddings(args.embeddings)
+    name = getattr(embeddings, "model_name", None) or getattr(embeddings, "model", None)
+    dims = len(embeddings.embed_query("doctor probe"))
+    where = "embedded (no DATABASE_URL set)" if report.embedded else "DATABASE_URL / --url"
+    schema = report.revision or "none (run `langmemcore migrate`)"
+    state = "up to date" if report.revision == report.head else f"head is {report.head}"
+    print(f"database:   {report.url}  [{where}]")
+    print(f"postgres:   {report.postgres_version}")
+    print(f"pgvector:   {report.pgvector_version or 'NOT AVAILABLE'}")
+    print(f"schema:     {schema} ({state})")
+    print(f"embedder:   {type(embeddings).__name__} {name or ''} ({dims} dims)")
+    if report.embedding_dims is not None and report.embedding_dims != dims:
+        print(
+            f"WARNING: the schema stores {report.embedding_dims}-dim vectors; "
+            f"this embedder makes {dims}."
+        )
+        return 1
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``langmemcore`` command."""
+    parser = argparse.ArgumentParser(prog="langmemcore", description=__doc__)
+    parser.add_argument("--url", help="database URL (default: DATABASE_URL, else embedded)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    migrate = sub.add_parser("migrate", help="create or upgrade the schema (alembic)")
+    migrate.add_argument("--revision", default="head")
+    migrate.add_argument(
+        "--dims", type=int, default=None, help="embedding dimensions of a new schema (default 384)"
+    )
+    migrate.set_defaults(func=_cmd_migrate)
+
+    down = sub.add_parser("downgrade", help="take the schema back (alembic downgrade)")
+    down.add_argument("revision", help="target revision, e.g. 'base' to drop everything")
+    down.set_defaults(func=_cmd_downgrade)
+
+    doctor = sub.add_parser("doctor", help="show the database, versions, schema and embedder")
+    doctor.add_argument(
+        "--embeddings", default=None, help="'provider:model' (default: local all-MiniLM-L6-v2)"
+    )
+    doctor.set_defaults(func=_cmd_doctor)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except LangMemCoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

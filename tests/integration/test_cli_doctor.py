@@ -1,0 +1,53 @@
+"""`langmemcore doctor` and `migrate` on the embedded default with no configuration."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from langmemcore import DatabaseUnavailableError
+from langmemcore.storage import Database, head_revision
+from tests.conftest import REPO_ROOT
+
+CONFIG_VARIABLES = ("DATABASE_URL", "LANGMEMCORE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR")
+
+
+def run_cli(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARIABLES}
+    env["HOME"] = str(home)
+    return subprocess.run(
+        [sys.executable, "-m", "langmemcore.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=300,
+    )
+
+
+def test_doctor_and_migrate_on_the_embedded_default(tmp_path: Path) -> None:
+    before = run_cli(["doctor"], tmp_path)
+    assert before.returncode == 0, before.stderr
+    assert "embedded (no DATABASE_URL set)" in before.stdout
+    assert "postgres:   18." in before.stdout
+    assert "pgvector:   0." in before.stdout
+    assert "schema:     none (run `langmemcore migrate`)" in before.stdout
+    assert "all-MiniLM-L6-v2 (384 dims)" in before.stdout
+    assert (tmp_path / ".local" / "share" / "langmemcore" / "pgdata" / "PG_VERSION").is_file()
+
+    migrated = run_cli(["migrate"], tmp_path)
+    assert migrated.returncode == 0, migrated.stderr
+    after = run_cli(["doctor"], tmp_path)
+    assert after.returncode == 0, after.stderr
+    assert f"schema:     {head_revision()} (up to date)" in after.stdout
+
+
+async def test_unreachable_database_raises_database_unavailable() -> None:
+    db = Database("postgresql+psycopg://postgres@127.0.0.1:9/nowhere?connect_timeout=2")
+    with pytest.raises(DatabaseUnavailableError) as info:
+        await db.schema_revision()
+    assert isinstance(info.value, ConnectionError)

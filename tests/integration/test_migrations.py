@@ -1,0 +1,126 @@
+"""Schema ownership by alembic, read back from the Postgres catalog."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+
+import psycopg
+import pytest
+
+from langmemcore import MigrationRequiredError
+from langmemcore.storage import Database, downgrade, head_revision, upgrade
+from tests.conftest import REPO_ROOT, libpq_url
+
+TABLES = {
+    "langmemcore_settings",
+    "observations",
+    "notes",
+    "note_sources",
+    "keywords",
+    "note_keywords",
+    "edges",
+    "topics",
+    "topic_keywords",
+    "lineage",
+    "items",
+}
+
+
+def catalog(url: str) -> tuple[set[str], dict[str, str]]:
+    """User tables and index name -> definition, read from pg_catalog."""
+    with psycopg.connect(libpq_url(url)) as conn:
+        tables = {
+            r[0]
+            for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        }
+        indexes = dict(
+            conn.execute(
+                "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'"
+            ).fetchall()
+        )
+    return tables, indexes
+
+
+def test_upgrade_downgrade_upgrade_cycle(fresh_database_url: str) -> None:
+    db = Database(fresh_database_url)
+    upgrade(db)
+    tables, _ = catalog(fresh_database_url)
+    assert tables >= TABLES
+    downgrade(db)
+    tables, _ = catalog(fresh_database_url)
+    assert tables & TABLES == set()
+    upgrade(db)
+    tables, _ = catalog(fresh_database_url)
+    assert tables >= TABLES
+    assert asyncio.run(db.schema_revision()) == head_revision()
+
+
+def test_catalog_has_hnsw_and_gin_indexes(fresh_database_url: str) -> None:
+    upgrade(Database(fresh_database_url))
+    _, indexes = catalog(fresh_database_url)
+    hnsw = {name: d for name, d in indexes.items() if "USING hnsw" in d}
+    assert {
+        "ix_notes_embedding_hnsw",
+        "ix_keywords_embedding_hnsw",
+        "ix_topics_centroid_hnsw",
+    } <= set(hnsw)
+    assert all("vector_cosine_ops" in d for d in hnsw.values())
+    gin = {name for name, d in indexes.items() if "USING gin" in d}
+    assert "ix_notes_tsv_gin" in gin
+
+
+def test_dimensions_are_chosen_at_setup(fresh_database_url: str) -> None:
+    db = Database(fresh_database_url)
+    upgrade(db, dims=768)
+    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
+        typ = conn.execute(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+            "WHERE attrelid = 'notes'::regclass AND attname = 'embedding'"
+        ).fetchone()
+    assert typ == ("vector(768)",)
+    assert asyncio.run(db.check_schema()) == 768
+
+
+def test_missing_schema_requires_migration(fresh_database_url: str) -> None:
+    with pytest.raises(MigrationRequiredError, match="langmemcore migrate"):
+        asyncio.run(Database(fresh_database_url).check_schema())
+
+
+def test_stale_schema_requires_migration(fresh_database_url: str) -> None:
+    db = Database(fresh_database_url)
+    upgrade(db)
+    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '0000_older'")
+    with pytest.raises(MigrationRequiredError, match="0000_older.*langmemcore migrate"):
+        asyncio.run(db.check_schema())
+
+
+def test_cli_migrate_wraps_alembic(fresh_database_url: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "langmemcore.cli", "--url", fresh_database_url, "migrate"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert f"revision {head_revision()}" in result.stdout
+    tables, _ = catalog(fresh_database_url)
+    assert tables >= TABLES
+
+
+def test_plain_alembic_upgrade_head_works(fresh_database_url: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "alembic", "-x", "dims=384", "upgrade", "head"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=120,
+        env={**os.environ, "DATABASE_URL": fresh_database_url},
+    )
+    assert result.returncode == 0, result.stderr
+    tables, _ = catalog(fresh_database_url)
+    assert tables >= TABLES

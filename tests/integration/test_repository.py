@@ -1,0 +1,220 @@
+"""The repository against a real Postgres with pgvector and the real embedder."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+from sqlalchemy import func, select
+
+from langmemcore import InvalidInputError, ObservationConflictError
+from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.storage import Database, Repository
+from langmemcore.storage.models import Observation
+
+TEXTS = [
+    "Caroline went to an LGBTQ support group meeting yesterday.",
+    "Melanie painted a sunrise over the lake last year.",
+    "Caroline is researching adoption agencies.",
+    "Melanie ran a charity race for mental health.",
+    "The pottery class on Friday was relaxing.",
+    "Caroline wants to become a counselor.",
+]
+
+
+async def count_observations(db: Database, ns: tuple[str, ...]) -> int:
+    async with Repository.open(db) as repo:
+        return int(
+            await repo.session.scalar(
+                select(func.count()).where(Observation.namespace == ".".join(ns))
+            )
+            or 0
+        )
+
+
+async def test_same_observation_key_twice_gives_one_row(
+    database: Database, ns: tuple[str, ...]
+) -> None:
+    async with Repository.open(database) as repo:
+        first = await repo.insert_observation(ns, "D1:1", "Hello there", speaker="Caroline")
+    async with Repository.open(database) as repo:
+        second = await repo.insert_observation(ns, "D1:1", "Hello there", speaker="Caroline")
+    assert first.created and not second.created
+    assert first.id == second.id
+    assert await count_observations(database, ns) == 1
+
+
+async def test_same_key_with_other_content_is_a_conflict(
+    database: Database, ns: tuple[str, ...]
+) -> None:
+    async with Repository.open(database) as repo:
+        await repo.insert_observation(ns, "k", "original")
+    with pytest.raises(ObservationConflictError):
+        async with Repository.open(database) as repo:
+            await repo.insert_observation(ns, "k", "changed")
+    assert await count_observations(database, ns) == 1
+
+
+async def test_nearest_note_order_matches_python_cosine(
+    database: Database, ns: tuple[str, ...], embeddings: LocalEmbeddings
+) -> None:
+    vectors = embeddings.embed_documents(TEXTS)
+    async with Repository.open(database) as repo:
+        ids = []
+        for i, (text, vector) in enumerate(zip(TEXTS, vectors, strict=True)):
+            obs = await repo.insert_observation(ns, f"k{i}", text)
+            ids.append(
+                await repo.insert_note(
+                    ns, context=text, embedding=vector, keywords=[], source_ids=[obs.id]
+                )
+            )
+    query = embeddings.embed_query("What did Caroline do about adoption?")
+    async with Repository.open(database) as repo:
+        got = await repo.nearest_notes(ns, query, k=len(TEXTS))
+    matrix = np.asarray(vectors)
+    q = np.asarray(query)
+    cosine = matrix @ q / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(q))
+    expected = [ids[i] for i in np.argsort(-cosine, kind="stable")]
+    assert [s.id for s in got] == expected
+    for scored in got:
+        assert scored.score == pytest.approx(cosine[ids.index(scored.id)], abs=1e-5)
+
+
+async def test_prefix_a_never_returns_rows_of_ab(database: Database, ns: tuple[str, ...]) -> None:
+    root = ns[1]
+    async with Repository.open(database) as repo:
+        await repo.put_item((root + "a",), "k1", {"v": "a-root"})
+        await repo.put_item((root + "a", "child"), "k2", {"v": "a-child"})
+        await repo.put_item((root + "ab",), "k3", {"v": "ab"})
+        await repo.put_item((root + "a_b",), "k4", {"v": "a_b"})
+    async with Repository.open(database) as repo:
+        under_a = await repo.items_under((root + "a",), limit=100)
+        under_a_b = await repo.items_under((root + "a_b",), limit=100)
+    assert sorted(i.value["v"] for i in under_a) == ["a-child", "a-root"]
+    assert [i.value["v"] for i in under_a_b] == ["a_b"]
+
+
+async def test_ten_megabyte_text_gets_a_clear_error_and_nothing_is_stored(
+    database: Database, ns: tuple[str, ...]
+) -> None:
+    huge = "memory " * (10 * 1024 * 1024 // 7)
+    with pytest.raises(InvalidInputError, match="limit is 1,000,000"):
+        async with Repository.open(database) as repo:
+            await repo.insert_observation(ns, "huge", huge)
+    assert await count_observations(database, ns) == 0
+
+
+async def test_text_within_the_limit_is_stored_whole(
+    database: Database, ns: tuple[str, ...]
+) -> None:
+    big = "".join(f"line {i}: something worth remembering\n" for i in range(20000))
+    assert len(big) > 600_000
+    async with Repository.open(database) as repo:
+        await repo.insert_observation(ns, "big", big)
+    async with Repository.open(database) as repo:
+        stored = await repo.session.scalar(
+            select(Observation.content).where(Observation.namespace == ".".join(ns))
+        )
+    assert stored == big
+
+
+async def test_empty_text_gets_a_clear_error(database: Database, ns: tuple[str, ...]) -> None:
+    with pytest.raises(InvalidInputError, match="empty"):
+        async with Repository.open(database) as repo:
+            await repo.insert_observation(ns, "empty", "   ")
+    assert await count_observations(database, ns) == 0
+
+
+async def test_keywords_edges_topics_lineage(
+    database: Database, ns: tuple[str, ...], embeddings: LocalEmbeddings
+) -> None:
+    names = ["adoption agency", "support group", "sunrise painting"]
+    kw_vectors = embeddings.embed_documents(names)
+    note_vectors = embeddings.embed_documents(TEXTS[:3])
+    async with Repository.open(database) as repo:
+        kw = await repo.upsert_keywords(ns, list(zip(names, kw_vectors, strict=True)))
+        again = await repo.upsert_keywords(ns, [(names[0], kw_vectors[0])])
+        assert again == {names[0]: kw[names[0]]}
+        notes = []
+        for i in range(3):
+            obs = await repo.insert_observation(ns, f"o{i}", TEXTS[i])
+            notes.append(
+                await repo.insert_note(
+                    ns,
+                    context=TEXTS[i],
+                    embedding=note_vectors[i],
+                    keywords=[],
+                    source_ids=[obs.id],
+                    event_time=datetime(2023, 5, i + 1, tzinfo=UTC),
+                )
+            )
+        await repo.attach_keywords(ns, notes[0], [kw["support group"]])
+        await repo.attach_keywords(ns, notes[2], [kw["adoption agency"], kw["support group"]])
+        await repo.attach_keywords(ns, notes[1], [kw["sunrise painting"]])
+        edge = await repo.add_edge(ns, notes[0], notes[2], relation="related_to", strength=0.6)
+        lineage = await repo.append_lineage(ns, "link", note_id=notes[0], after={"edge": edge})
+    async with Repository.open(database) as repo:
+        by_kw = await repo.notes_by_keywords(ns, ["support group", "adoption agency"])
+        assert [(s.id, s.score) for s in by_kw] == [(notes[2], 2.0), (notes[0], 1.0)]
+        nearest = await repo.nearest_keywords(ns, embeddings.embed_query("adopting a child"), 1)
+        assert nearest[0][1] == "adoption agency"
+        edges = await repo.edges_of(ns, [notes[2]])
+        assert [(e.source_id, e.target_id, e.relation) for e in edges] == [
+            (notes[0], notes[2], "related_to")
+        ]
+        assert await repo.edges_of(ns, [notes[1]]) == []
+        fulltext = await repo.fulltext_notes(ns, "sunrise lake", 5)
+        assert [s.id for s in fulltext] == [notes[1]]
+        in_range = await repo.notes_in_time_range(
+            ns, datetime(2023, 5, 2, tzinfo=UTC), datetime(2023, 5, 4, tzinfo=UTC), 10
+        )
+        assert in_range == [notes[1], notes[2]]
+        sources = await repo.sources_of(ns, [notes[0]])
+        assert [o.key for o in sources[notes[0]]] == ["o0"]
+        assert lineage > 0
+
+
+async def test_topics_and_their_notes(
+    database: Database, ns: tuple[str, ...], embeddings: LocalEmbeddings
+) -> None:
+    from langmemcore.storage.models import Topic, TopicKeyword
+
+    names = ["painting", "pottery", "adoption"]
+    vectors = embeddings.embed_documents(names)
+    async with Repository.open(database) as repo:
+        kw = await repo.upsert_keywords(ns, list(zip(names, vectors, strict=True)))
+        obs = await repo.insert_observation(ns, "o", TEXTS[1])
+        note = await repo.insert_note(
+            ns, context=TEXTS[1], embedding=vectors[0], keywords=["painting"], source_ids=[obs.id]
+        )
+        await repo.attach_keywords(ns, note, [kw["painting"]])
+        art = Topic(
+            namespace=".".join(ns),
+            label="art",
+            centroid=embeddings.embed_query("art"),
+            generation=1,
+            size=2,
+        )
+        family = Topic(
+            namespace=".".join(ns),
+            label="family",
+            centroid=embeddings.embed_query("family and children"),
+            generation=1,
+            size=1,
+        )
+        repo.session.add_all([art, family])
+        await repo.session.flush()
+        repo.session.add_all(
+            [
+                TopicKeyword(namespace=".".join(ns), topic_id=art.id, keyword_id=kw["painting"]),
+                TopicKeyword(namespace=".".join(ns), topic_id=art.id, keyword_id=kw["pottery"]),
+                TopicKeyword(namespace=".".join(ns), topic_id=family.id, keyword_id=kw["adoption"]),
+            ]
+        )
+    async with Repository.open(database) as repo:
+        top = await repo.nearest_topics(ns, embeddings.embed_query("drawing and sculpture"), 1)
+        assert [t.id for t in top] == [art.id]
+        members = await repo.topic_notes(ns, [art.id, family.id])
+        assert [s.id for s in members[art.id]] == [note]
+        assert members[family.id] == []

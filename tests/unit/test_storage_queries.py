@@ -1,0 +1,100 @@
+"""The SQL builders, compiled without a database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy.dialects import postgresql
+
+from langmemcore import InvalidInputError
+from langmemcore.storage import queries as q
+from langmemcore.storage.models import Item
+from langmemcore.storage.repository import content_hash, validate_text
+
+VECTOR = [0.1, 0.2, 0.3]
+
+
+def sql(stmt: object) -> str:
+    return str(stmt.compile(dialect=postgresql.dialect()))  # type: ignore[attr-defined]
+
+
+def where_clause(stmt: object) -> str:
+    text = sql(stmt)
+    return text.split("WHERE", 1)[1]
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        q.nearest_notes("ns", VECTOR, 5),
+        q.nearest_keywords("ns", VECTOR, 5),
+        q.notes_by_keywords("ns", ["paris"]),
+        q.notes_by_keyword_ids("ns", [1, 2]),
+        q.edges_of_notes("ns", [1]),
+        q.topic_notes("ns", [1]),
+        q.fulltext_notes("ns", "paris trip", 5),
+        q.notes_in_time_range(
+            "ns", datetime(2023, 1, 1, tzinfo=UTC), datetime(2023, 2, 1, tzinfo=UTC), 5
+        ),
+        q.notes_by_ids("ns", [1]),
+        q.sources_of_notes("ns", [1]),
+        q.observation_by_key("ns", "k"),
+        q.keyword_ids_by_name("ns", ["paris"]),
+    ],
+)
+def test_every_read_filters_by_namespace_first(stmt: object) -> None:
+    assert where_clause(stmt).strip().split()[0].endswith(".namespace")
+
+
+def test_nearest_notes_orders_by_cosine_distance_and_limits() -> None:
+    text = sql(q.nearest_notes("ns", VECTOR, 7))
+    assert "<=>" in text
+    assert "ORDER BY distance" in text
+    assert "LIMIT" in text
+    assert "notes.status IN" in text
+
+
+def test_prefix_filter_requires_a_dot_after_the_prefix() -> None:
+    stmt = q.items_under_prefix("a", limit=10)
+    compiled = stmt.compile(dialect=postgresql.dialect())
+    params = compiled.params
+    assert "a.%" in params.values()
+    assert "a" in params.values()
+    assert "a%" not in params.values()
+    assert "ESCAPE" in str(compiled)
+
+
+def test_observation_insert_is_idempotent_on_namespace_and_key() -> None:
+    stmt = q.insert_observation(
+        "ns", "k", "hello", content_hash("hello"), speaker=None, event_time=None, metadata={}
+    )
+    text = sql(stmt)
+    assert "ON CONFLICT ON CONSTRAINT uq_observations_namespace_key DO NOTHING" in text
+    assert "RETURNING observations.id" in text
+
+
+def test_item_upsert_keeps_created_at() -> None:
+    text = sql(q.upsert_item("ns", "k", {"a": 1}))
+    update_part = text.split("DO UPDATE SET", 1)[1]
+    assert "created_at" not in update_part
+    assert "updated_at" in update_part
+    assert Item.__table__.c.created_at.server_default is not None
+
+
+def test_content_hash_is_sha256() -> None:
+    assert content_hash("abc") == (
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    )
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t", "a\x00b"])
+def test_unstorable_text_is_refused(text: str) -> None:
+    with pytest.raises(InvalidInputError):
+        validate_text(text, max_chars=100)
+
+
+def test_oversized_text_error_names_the_limit() -> None:
+    with pytest.raises(InvalidInputError, match="101 characters; the limit is 100"):
+        validate_text("x" * 101, max_chars=100)
+    assert validate_text("x" * 100, max_chars=100) == "x" * 100
