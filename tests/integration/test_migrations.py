@@ -94,7 +94,7 @@ def test_stale_schema_requires_migration(fresh_database_url: str) -> None:
     upgrade(db)
     with psycopg.connect(libpq_url(fresh_database_url)) as conn:
         conn.execute("UPDATE alembic_version SET version_num = '0000_older'")
-    with pytest.raises(MigrationRequiredError, match="0000_older.*langmemcore migrate"):
+    with pytest.raises(MigrationRequiredError, match=r"0000_older.*langmemcore migrate"):
         asyncio.run(db.check_schema())
 
 
