@@ -228,7 +228,7 @@ def fulltext_notes(
     namespace: str, query: str, k: int, *, statuses: Sequence[str] = (ACTIVE,)
 ) -> Select:
     """Notes matching ``query`` by Postgres full text (any term), ranked by ``ts_rank_cd``."""
-    english = literal_column("'english'::regconfig")
+    english: ColumnElement[Any] = literal_column("'english'::regconfig")
     tsquery = func.replace(
         func.plainto_tsquery(english, bindparam("q", query)).cast(Text), "&", "|"
     )
