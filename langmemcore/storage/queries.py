@@ -19,12 +19,14 @@ from sqlalchemy import (
     Text,
     and_,
     bindparam,
+    cast,
     delete,
     func,
     literal_column,
     or_,
     select,
 )
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from langmemcore._namespace import like_prefix_pattern
@@ -46,6 +48,7 @@ __all__ = [
     "delete_note_sources",
     "edges_of_notes",
     "fulltext_notes",
+    "gate_candidates",
     "insert_observation",
     "items_under_prefix",
     "upsert_item",
@@ -113,7 +116,7 @@ def nearest_notes(
     namespace: str, vector: Sequence[float], k: int, *, statuses: Sequence[str] = (ACTIVE,)
 ) -> Select:
     """Notes ordered by cosine distance to ``vector`` (``id``, ``distance``), top ``k``."""
-    distance = Note.embedding.cosine_distance(vector).label("distance")
+    distance = Note.embedding.cosine_distance(list(vector)).label("distance")
     return (
         select(Note.id, distance)
         .where(Note.namespace == namespace, Note.status.in_(statuses))
@@ -124,7 +127,7 @@ def nearest_notes(
 
 def nearest_keywords(namespace: str, vector: Sequence[float], k: int) -> Select:
     """Keywords ordered by cosine distance (``id``, ``name``, ``distance``), top ``k``."""
-    distance = Keyword.embedding.cosine_distance(vector).label("distance")
+    distance = Keyword.embedding.cosine_distance(list(vector)).label("distance")
     return (
         select(Keyword.id, Keyword.name, distance)
         .where(Keyword.namespace == namespace)
@@ -138,7 +141,7 @@ def nearest_topics(namespace: str, vector: Sequence[float], k: int) -> Select:
     newest = (
         select(func.max(Topic.generation)).where(Topic.namespace == namespace).scalar_subquery()
     )
-    distance = Topic.centroid.cosine_distance(vector).label("distance")
+    distance = Topic.centroid.cosine_distance(list(vector)).label("distance")
     return (
         select(Topic.id, Topic.label, distance)
         .where(Topic.namespace == namespace, Topic.generation == newest)
@@ -343,4 +346,48 @@ def items_under_prefix(prefix_text: str, *, limit: int, offset: int = 0) -> Sele
         .order_by(Item.updated_at.desc(), Item.namespace, Item.key)
         .limit(limit)
         .offset(offset)
+    )
+
+
+def gate_candidates(
+    namespace: str,
+    vector: Sequence[float],
+    keywords: Sequence[str],
+    *,
+    k: int,
+    keyword_k: int,
+) -> Select:
+    """
+    Candidate notes for the gate: the ``k`` nearest active notes plus the ``keyword_k``
+    newest active notes sharing a keyword; with similarity and source count.
+    """
+    nearest = (
+        select(Note.id)
+        .where(Note.namespace == namespace, Note.status == ACTIVE)
+        .order_by(Note.embedding.cosine_distance(list(vector)), Note.id)
+        .limit(k)
+    )
+    ids = nearest
+    if keywords:
+        sharing = (
+            select(Note.id)
+            .where(
+                Note.namespace == namespace,
+                Note.status == ACTIVE,
+                Note.keywords.overlap(cast(list(keywords), ARRAY(Text))),
+            )
+            .order_by(Note.id.desc())
+            .limit(keyword_k)
+        )
+        ids = nearest.union(sharing)  # type: ignore[assignment]
+    sources = (
+        select(func.count())
+        .where(NoteSource.namespace == namespace, NoteSource.note_id == Note.id)
+        .scalar_subquery()
+    )
+    similarity = (1.0 - Note.embedding.cosine_distance(list(vector))).label("similarity")
+    return (
+        select(Note.id, Note.context, Note.keywords, similarity, sources.label("sources"))
+        .where(Note.namespace == namespace, Note.id.in_(ids.subquery().select()))
+        .order_by(similarity.desc(), Note.id)
     )

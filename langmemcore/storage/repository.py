@@ -380,3 +380,26 @@ class Repository:
         """Items in namespace ``prefix`` or below it (never in a sibling like ``('ab',)``)."""
         stmt = q.items_under_prefix(encode_namespace(prefix), limit=limit, offset=offset)
         return list(await self.session.scalars(stmt))
+
+    async def gate_candidates(
+        self,
+        namespace: Sequence[str],
+        vector: Sequence[float],
+        keywords: Sequence[str],
+        *,
+        k: int,
+        keyword_k: int,
+    ) -> list[tuple[int, str, list[str], float, int]]:
+        """(id, context, keywords, similarity, source count) of the gate's candidates."""
+        stmt = q.gate_candidates(
+            encode_namespace(namespace), vector, keywords, k=k, keyword_k=keyword_k
+        )
+        return [
+            (i, c, list(kw), float(s), int(n))
+            for i, c, kw, s, n in await self.session.execute(stmt)
+        ]
+
+    async def observation(self, namespace: Sequence[str], key: str) -> Observation | None:
+        """The observation stored under ``key``, or ``None``."""
+        stmt = q.observation_by_key(encode_namespace(namespace), key)
+        return (await self.session.scalars(stmt)).one_or_none()

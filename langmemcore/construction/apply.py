@@ -1,0 +1,256 @@
+"""
+apply: write one gated observation in one transaction, with a lineage row per operation.
+
+Construction in a namespace is serialised by a transaction-scoped advisory lock, and a
+merge target is re-checked under it (still active, still taking sources, context
+unchanged); otherwise the observation is appended instead, so nothing is ever lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select, text
+
+from langmemcore.construction.gate import Decision, NoteDraft
+from langmemcore.construction.ingest import ObservationIn
+from langmemcore.storage.models import Note, NoteSource
+from langmemcore.storage.repository import Repository
+
+__all__ = ["ApplyResult", "apply_observation", "lock_namespace", "note_snapshot"]
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """
+    What happened to one observation.
+
+    Attributes:
+        operation: ``"append"``, ``"merge"`` or ``"unchanged"`` (already ingested).
+        observation_id: The observation's id.
+        note_id: The note that now holds it (``None`` if unchanged).
+        edge_ids: Edges created.
+        lineage_ids: Lineage rows written.
+        reason: The gate's reason.
+    """
+
+    operation: str
+    observation_id: int
+    note_id: int | None
+    edge_ids: tuple[int, ...]
+    lineage_ids: tuple[int, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class MergePlan:
+    """
+    A merge prepared outside the transaction (its embedding computed ahead).
+
+    Attributes:
+        target: The note to merge into.
+        expected_context: The target's context the plan was built on.
+        context: The merged context.
+        embedding: Embedding of the merged context.
+    """
+
+    target: int
+    expected_context: str
+    context: str
+    embedding: Sequence[float]
+
+
+async def lock_namespace(repo: Repository, namespace: Sequence[str]) -> None:
+    """Serialise construction within a namespace until the transaction ends."""
+    await repo.session.execute(
+        text("SELECT pg_advisory_xact_lock(hashtextextended(:ns, 0))"),
+        {"ns": ".".join(namespace)},
+    )
+
+
+def note_snapshot(note: Note, source_ids: Sequence[int]) -> dict[str, Any]:
+    """A note's restorable state, as JSON for the lineage log."""
+    return {
+        "context": note.context,
+        "keywords": list(note.keywords),
+        "embedding": [float(x) for x in note.embedding],
+        "event_time": note.event_time.isoformat() if note.event_time else None,
+        "confidence": note.confidence,
+        "sources": sorted(source_ids),
+    }
+
+
+def draft_snapshot(draft: NoteDraft) -> dict[str, Any]:
+    """A draft's state, kept with a merge so that the merge can be undone."""
+    return {
+        "context": draft.context,
+        "keywords": list(draft.keywords),
+        "embedding": list(draft.embedding),
+        "event_time": draft.event_time.isoformat() if draft.event_time else None,
+        "origin": draft.origin,
+    }
+
+
+async def _source_ids(repo: Repository, ns: str, note_id: int) -> list[int]:
+    rows = await repo.session.scalars(
+        select(NoteSource.observation_id).where(
+            NoteSource.namespace == ns, NoteSource.note_id == note_id
+        )
+    )
+    return list(rows)
+
+
+async def _try_merge(
+    repo: Repository,
+    namespace: Sequence[str],
+    plan: MergePlan,
+    draft: NoteDraft,
+    observation_id: int,
+    max_sources: int,
+    reason: str,
+) -> tuple[int, int] | None:
+    ns = ".".join(namespace)
+    note = await repo.session.get(Note, plan.target, with_for_update=True)
+    if note is None or note.namespace != ns or note.status != "active":
+        return None
+    if note.context != plan.expected_context:
+        return None
+    sources = await _source_ids(repo, ns, note.id)
+    if len(sources) >= max_sources:
+        return None
+    before = note_snapshot(note, sources)
+    note.context = plan.context
+    note.embedding = list(plan.embedding)
+    note.keywords = list(dict.fromkeys([*note.keywords, *draft.keywords]))
+    if draft.event_time and (note.event_time is None or draft.event_time < note.event_time):
+        note.event_time = draft.event_time
+    note.updated_at = func.now()
+    repo.session.add(NoteSource(namespace=ns, note_id=note.id, observation_id=observation_id))
+    await repo.session.flush()
+    after = note_snapshot(note, [*sources, observation_id])
+    lineage = await repo.append_lineage(
+        namespace,
+        "merge",
+        observation_id=observation_id,
+        note_id=note.id,
+        before=before,
+        after={**after, "draft": draft_snapshot(draft)},
+        reason=reason,
+    )
+    return note.id, lineage
+
+
+async def apply_observation(
+    repo: Repository,
+    namespace: Sequence[str],
+    observation: ObservationIn,
+    draft: NoteDraft,
+    *,
+    merge: MergePlan | None,
+    links: Sequence[Decision],
+    keyword_vectors: dict[str, list[float]],
+    max_sources: int,
+    max_chars: int,
+    reason: str,
+) -> ApplyResult:
+    """
+    Store the observation and apply the gate's decision, all in ``repo``'s transaction.
+
+    Args:
+        repo: Repository bound to the transaction.
+        namespace: Target namespace.
+        observation: The raw input.
+        draft: Its note draft.
+        merge: The merge to apply, or ``None`` to append.
+        links: Edges to create from the resulting note.
+        keyword_vectors: Embeddings of the draft's keywords.
+        max_sources: A merge target with this many sources is appended to instead.
+        max_chars: Longest accepted observation text.
+        reason: The gate's reason, recorded in lineage.
+
+    Returns:
+        What happened; ``"unchanged"`` when the key was already ingested.
+    """
+    await lock_namespace(repo, namespace)
+    record = await repo.insert_observation(
+        namespace,
+        observation.key,
+        observation.text,
+        speaker=observation.speaker,
+        event_time=observation.event_time,
+        metadata=observation.metadata,
+        max_chars=max_chars,
+    )
+    if not record.created:
+        return ApplyResult("unchanged", record.id, None, (), (), "already ingested")
+    keyword_ids = await repo.upsert_keywords(
+        namespace, [(k, keyword_vectors[k]) for k in draft.keywords]
+    )
+    lineage_ids: list[int] = []
+    merged = None
+    if merge is not None:
+        merged = await _try_merge(repo, namespace, merge, draft, record.id, max_sources, reason)
+    if merged is not None:
+        note_id, lineage_id = merged
+        operation = "merge"
+    else:
+        note_id = await repo.insert_note(
+            namespace,
+            context=draft.context,
+            embedding=draft.embedding,
+            keywords=draft.keywords,
+            source_ids=[record.id],
+            event_time=draft.event_time,
+            origin=draft.origin,
+        )
+        lineage_id = await repo.append_lineage(
+            namespace,
+            "append",
+            observation_id=record.id,
+            note_id=note_id,
+            after={"context": draft.context, "keywords": list(draft.keywords)},
+            reason=reason,
+        )
+        operation = "append"
+    lineage_ids.append(lineage_id)
+    await repo.attach_keywords(namespace, note_id, list(keyword_ids.values()))
+    edge_ids = []
+    for link in links:
+        if link.note_id == note_id or not await _is_active(repo, namespace, link.note_id):
+            continue
+        edge_id = await repo.add_edge(
+            namespace,
+            note_id,
+            link.note_id,
+            relation=link.relation,
+            strength=link.strength,
+            tag=link.tag,
+            reason=link.reason,
+        )
+        edge_ids.append(edge_id)
+        lineage_ids.append(
+            await repo.append_lineage(
+                namespace,
+                "link",
+                observation_id=record.id,
+                note_id=note_id,
+                after={
+                    "edge_id": edge_id,
+                    "target_id": link.note_id,
+                    "relation": link.relation,
+                    "strength": link.strength,
+                    "tag": link.tag,
+                },
+                reason=link.reason,
+            )
+        )
+    return ApplyResult(operation, record.id, note_id, tuple(edge_ids), tuple(lineage_ids), reason)
+
+
+async def _is_active(repo: Repository, namespace: Sequence[str], note_id: int) -> bool:
+    status = await repo.session.scalar(
+        select(Note.status).where(Note.namespace == ".".join(namespace), Note.id == note_id)
+    )
+    return status == "active"

@@ -1,0 +1,292 @@
+"""
+The gate, as pure functions: how strongly a new note relates to each candidate, and
+whether it is merged (redundant), linked (complementary or conflicting) or appended (novel).
+
+Offline the strength is a calibrated similarity: cosine similarity of the context
+embeddings mapped onto [0, 1] so that near-paraphrases land above the merge threshold and
+same-subject statements in the link band, blended with keyword overlap. Conflicts are
+detected as opposite polarity over largely shared content.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from langmemcore.config import ConstructionConfig
+from langmemcore.text import content_terms
+
+__all__ = [
+    "Candidate",
+    "Decision",
+    "GateResult",
+    "NoteDraft",
+    "calibrated_strength",
+    "decide",
+    "detect_relation",
+    "keyword_overlap",
+    "merge_contexts",
+]
+
+COSINE_FLOOR = 0.45
+"""Cosine similarity mapped to strength 0: unrelated MiniLM sentences sit below it, and
+unrelated statements of the same speaker (sharing the "Speaker:" prefix) near it."""
+
+COSINE_CEILING = 1.0
+"""Cosine similarity mapped to strength 1 (identical text)."""
+
+KEYWORD_WEIGHT = 0.1
+"""Share of keyword overlap (Jaccard) in the calibrated strength."""
+
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|cannot|can't|don't|doesn't|didn't|isn't|"
+    r"wasn't|aren't|weren't|won't|wouldn't|haven't|hasn't|hadn't|stopped|quit|no longer)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True)
+class NoteDraft:
+    """
+    An observation turned into a note shape, before it meets memory.
+
+    Attributes:
+        context: Denoised, self-contained restatement (or the raw text without denoising).
+        keywords: Normalised keywords, most salient first.
+        entities: Proper names mentioned (speaker included).
+        embedding: Embedding of ``context``.
+        event_time: When the observation happened, if known.
+        speaker: Who said it, if known.
+        origin: ``"offline"``, ``"llm"``, or ``"fallback"`` (LLM failed, offline used).
+    """
+
+    context: str
+    keywords: tuple[str, ...]
+    entities: tuple[str, ...]
+    embedding: tuple[float, ...]
+    event_time: datetime | None
+    speaker: str | None
+    origin: str = "offline"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """
+    An existing active note the gate compares the draft with.
+
+    Attributes:
+        note_id: The note's id.
+        context: Its context.
+        keywords: Its keywords.
+        similarity: Cosine similarity of its embedding and the draft's.
+        source_count: How many observations it was built from.
+    """
+
+    note_id: int
+    context: str
+    keywords: tuple[str, ...]
+    similarity: float
+    source_count: int
+
+
+@dataclass(frozen=True)
+class Decision:
+    """
+    The gate's verdict on one candidate.
+
+    Attributes:
+        note_id: The candidate.
+        operation: ``"merge"``, ``"link"`` or ``"append"`` (no relation).
+        relation: ``"supports"``, ``"conflicts"`` or ``"related_to"``.
+        strength: Connection strength in [0, 1].
+        reason: Why, in words (stored with the edge and the lineage row).
+        tag: Short label of the association (shared keyword), MRAgent's tag.
+    """
+
+    note_id: int
+    operation: str
+    relation: str
+    strength: float
+    reason: str
+    tag: str | None = None
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """
+    What to do with a draft: merge into ``target`` or append; plus edges.
+
+    Attributes:
+        operation: ``"merge"`` or ``"append"``.
+        target: The note merged into (``None`` for append).
+        links: Edges to create from the resulting note, strongest first.
+        decisions: Every per-candidate verdict, for the record.
+        reason: Why, in words.
+        merged_context: The merged context an LLM wrote, if any (offline: ``None``, the
+            sentence-level union is used).
+    """
+
+    operation: str
+    target: int | None
+    links: tuple[Decision, ...]
+    decisions: tuple[Decision, ...]
+    reason: str
+    merged_context: str | None = None
+
+
+def keyword_overlap(a: Sequence[str], b: Sequence[str]) -> float:
+    """Jaccard overlap of two keyword lists (0 when both are empty)."""
+    sa, sb = set(a), set(b)
+    union = sa | sb
+    return len(sa & sb) / len(union) if union else 0.0
+
+
+def calibrated_strength(similarity: float, overlap: float) -> float:
+    """Map cosine similarity and keyword overlap onto a connection strength in [0, 1]."""
+    scaled = (similarity - COSINE_FLOOR) / (COSINE_CEILING - COSINE_FLOOR)
+    blended = (1.0 - KEYWORD_WEIGHT) * scaled + KEYWORD_WEIGHT * overlap
+    return round(min(1.0, max(0.0, blended)), 4)
+
+
+def _polarity(text: str) -> bool:
+    return len(_NEGATION.findall(text)) % 2 == 1
+
+
+def detect_relation(draft_context: str, candidate_context: str, strength: float) -> str:
+    """
+    Classify the relation: ``conflicts`` (opposite polarity over shared content),
+    ``supports`` (near-paraphrase) or ``related_to``.
+    """
+    terms_a = set(content_terms(draft_context))
+    terms_b = set(content_terms(candidate_context))
+    shared = len(terms_a & terms_b) / max(1, min(len(terms_a), len(terms_b)))
+    if shared >= 0.5 and _polarity(draft_context) != _polarity(candidate_context):
+        return "conflicts"
+    if strength >= 0.85:
+        return "supports"
+    return "related_to"
+
+
+def _tag(draft: NoteDraft, candidate: Candidate) -> str | None:
+    shared = [k for k in draft.keywords if k in set(candidate.keywords)]
+    if shared:
+        return shared[0]
+    return draft.keywords[0] if draft.keywords else None
+
+
+def judge(draft: NoteDraft, candidate: Candidate, config: ConstructionConfig) -> Decision:
+    """The offline verdict on one candidate."""
+    overlap = keyword_overlap(draft.keywords, candidate.keywords)
+    strength = calibrated_strength(candidate.similarity, overlap)
+    relation = detect_relation(draft.context, candidate.context, strength)
+    basis = f"cosine {candidate.similarity:.2f}, keyword overlap {overlap:.2f}"
+    if relation == "conflicts" and strength >= config.link_threshold:
+        return Decision(
+            candidate.note_id,
+            "link",
+            relation,
+            strength,
+            f"conflicting ({basis}): opposite polarity",
+            _tag(draft, candidate),
+        )
+    if strength >= config.merge_threshold:
+        return Decision(
+            candidate.note_id,
+            "merge",
+            relation,
+            strength,
+            f"redundant ({basis})",
+            _tag(draft, candidate),
+        )
+    if strength >= config.link_threshold:
+        return Decision(
+            candidate.note_id,
+            "link",
+            relation,
+            strength,
+            f"complementary ({basis})",
+            _tag(draft, candidate),
+        )
+    return Decision(candidate.note_id, "append", relation, strength, f"distinct ({basis})")
+
+
+def decide(
+    draft: NoteDraft,
+    candidates: Sequence[Candidate],
+    config: ConstructionConfig,
+    verdicts: Sequence[Decision] | None = None,
+) -> GateResult:
+    """
+    Turn per-candidate verdicts into one operation plus edges.
+
+    Args:
+        draft: The new note draft.
+        candidates: Existing notes to compare with.
+        config: Thresholds and ablation switches.
+        verdicts: Verdicts already made (e.g. by an LLM) for some candidates; the rest
+            are judged offline.
+
+    Returns:
+        Merge into the strongest redundant candidate that still takes sources, else
+        append; link to the strongest complementary or conflicting candidates.
+    """
+    if config.mode == "append_only" or not candidates:
+        why = "append-only mode" if config.mode == "append_only" else "no candidates"
+        return GateResult("append", None, (), (), why)
+    given = {v.note_id: v for v in verdicts or ()}
+    decisions = tuple(
+        sorted(
+            (given.get(c.note_id) or judge(draft, c, config) for c in candidates),
+            key=lambda d: (-d.strength, d.note_id),
+        )
+    )
+    full = {c.note_id for c in candidates if c.source_count >= config.max_sources_per_note}
+    merge = (
+        next(
+            (
+                d
+                for d in decisions
+                if d.operation == "merge" and d.relation != "conflicts" and d.note_id not in full
+            ),
+            None,
+        )
+        if config.enable_merge
+        else None
+    )
+    links: tuple[Decision, ...] = ()
+    if config.enable_link:
+        linkable = [
+            d
+            if d.operation == "link"
+            else Decision(d.note_id, "link", d.relation, d.strength, d.reason, d.tag)
+            for d in decisions
+            if d.operation in ("link", "merge") and (merge is None or d.note_id != merge.note_id)
+        ]
+        links = tuple(linkable[: config.max_links])
+    if merge is not None:
+        return GateResult("merge", merge.note_id, links, decisions, merge.reason)
+    reason = links[0].reason if links else (decisions[0].reason if decisions else "novel")
+    return GateResult("append", None, links, decisions, f"novel; best candidate {reason}")
+
+
+def merge_contexts(existing: str, new: str) -> str:
+    """
+    Sentence-level union: keep every sentence of ``existing`` and add the sentences of
+    ``new`` whose content is not already there (no distinct fact is lost).
+    """
+    kept = [s for s in _SENTENCE_SPLIT.split(existing.strip()) if s]
+    seen = [set(content_terms(s)) for s in kept]
+    for sentence in _SENTENCE_SPLIT.split(new.strip()):
+        if not sentence:
+            continue
+        terms = set(content_terms(sentence))
+        duplicate = any(
+            terms == other or (terms and len(terms & other) / len(terms) >= 0.9) for other in seen
+        )
+        if not duplicate:
+            kept.append(sentence)
+            seen.append(terms)
+    return " ".join(kept)

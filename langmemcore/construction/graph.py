@@ -1,0 +1,255 @@
+"""
+The construction graph: ``ingest -> gate -> (merge | link | append) -> [evolve_topics]``.
+
+A LangGraph ``StateGraph`` whose dependencies (database, embedder, LLM, settings) arrive
+through LangGraph's runtime context (:class:`ConstructionContext`). One invocation
+processes one observation; its writes happen in one transaction in the apply node.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from langmemcore._errors import LLMOutputError, LLMUnavailableError, ObservationConflictError
+from langmemcore.config import ConstructionConfig
+from langmemcore.construction.apply import ApplyResult, MergePlan, apply_observation
+from langmemcore.construction.gate import (
+    Candidate,
+    Decision,
+    GateResult,
+    NoteDraft,
+    decide,
+    judge,
+    merge_contexts,
+)
+from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
+from langmemcore.construction.topics import TopicSummary, evolve_topics
+from langmemcore.prompts import call_structured
+from langmemcore.prompts.gating import GateJudgement, render_gate_prompt
+from langmemcore.storage.database import Database
+from langmemcore.storage.repository import Repository, content_hash
+
+__all__ = ["ConstructionContext", "ConstructionState", "build_construction_graph"]
+
+_log = logging.getLogger("langmemcore.construction")
+
+
+@dataclass
+class ConstructionContext:
+    """
+    Dependencies of the construction graph's nodes (LangGraph runtime context).
+
+    Attributes:
+        database: Where memory lives.
+        embeddings: Embedder of contexts and keywords.
+        keywords: Cached keyword embedder.
+        config: Construction settings.
+        llm: Optional chat model for ingestion and the ambiguous gate band.
+    """
+
+    database: Database
+    embeddings: Embeddings
+    keywords: KeywordEmbedder
+    config: ConstructionConfig
+    llm: BaseChatModel | None = None
+
+
+class ConstructionState(TypedDict, total=False):
+    """State flowing through the construction graph."""
+
+    namespace: tuple[str, ...]
+    observation: ObservationIn
+    draft: NoteDraft
+    candidates: list[Candidate]
+    gate: GateResult
+    result: ApplyResult
+    evolve_topics: bool
+    topics: TopicSummary
+
+
+Ctx = Runtime[ConstructionContext]
+
+
+async def ingest(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
+    """Skip an already-ingested key; otherwise draft the note (unless given)."""
+    ctx, obs = runtime.context, state["observation"]
+    async with Repository.open(ctx.database) as repo:
+        existing = await repo.observation(state["namespace"], obs.key)
+    if existing is not None:
+        if existing.content_hash != content_hash(obs.text):
+            raise ObservationConflictError(
+                f"observation {obs.key!r} already exists in {state['namespace']} with "
+                "different content; observations are immutable"
+            )
+        return {"result": ApplyResult("unchanged", existing.id, None, (), (), "already ingested")}
+    if "draft" in state:
+        return {}
+    drafts = await make_drafts([obs], ctx.embeddings, ctx.config, ctx.llm)
+    return {"draft": drafts[0]}
+
+
+async def _llm_verdicts(
+    ctx: ConstructionContext,
+    obs: ObservationIn,
+    draft: NoteDraft,
+    ambiguous: list[Candidate],
+) -> tuple[list[Decision], dict[int, str]]:
+    assert ctx.llm is not None
+    prompt = render_gate_prompt(
+        obs.text,
+        draft.context,
+        draft.keywords,
+        [(c.note_id, c.context, c.keywords) for c in ambiguous],
+    )
+    answer = await call_structured(ctx.llm, prompt, GateJudgement, retries=ctx.config.llm_retries)
+    known = {c.note_id for c in ambiguous}
+    verdicts, merged = [], {}
+    for j in answer.judgements:
+        if j.candidate_id not in known:
+            continue
+        operation = "link" if j.relation_type == "CONFLICTS" else j.operation.lower()
+        verdicts.append(
+            Decision(
+                j.candidate_id,
+                operation,
+                j.relation_type.lower(),
+                j.connection_strength,
+                f"LLM: {j.reason or j.operation.lower()}",
+                draft.keywords[0] if draft.keywords else None,
+            )
+        )
+        if j.merged_context:
+            merged[j.candidate_id] = j.merged_context
+    return verdicts, merged
+
+
+async def gate(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
+    """Fetch candidates (vector top-k + keyword overlap) and decide merge / link / append."""
+    ctx, draft, config = runtime.context, state["draft"], runtime.context.config
+    candidates: list[Candidate] = []
+    if config.mode != "append_only":
+        async with Repository.open(ctx.database) as repo:
+            rows = await repo.gate_candidates(
+                state["namespace"],
+                draft.embedding,
+                draft.keywords,
+                k=config.candidate_k,
+                keyword_k=config.keyword_candidates,
+            )
+        candidates = [Candidate(i, c, tuple(kw), s, n) for i, c, kw, s, n in rows]
+    verdicts: list[Decision] = []
+    merged: dict[int, str] = {}
+    low, high = config.ambiguous_band
+    ambiguous = [c for c in candidates if low <= judge(draft, c, config).strength < high]
+    if ctx.llm is not None and ambiguous:
+        try:
+            verdicts, merged = await _llm_verdicts(ctx, state["observation"], draft, ambiguous)
+        except (LLMOutputError, LLMUnavailableError) as exc:
+            _log.warning("gate prompt failed, deciding offline: %s", exc)
+    result = decide(draft, candidates, config, verdicts)
+    if result.target is not None and result.target in merged:
+        result = GateResult(
+            result.operation,
+            result.target,
+            result.links,
+            result.decisions,
+            result.reason,
+            merged[result.target],
+        )
+    return {"candidates": candidates, "gate": result}
+
+
+def route_after_ingest(state: ConstructionState) -> Literal["gate", "__end__"]:
+    """Stop when the observation was already ingested."""
+    return "__end__" if "result" in state else "gate"
+
+
+def route_after_gate(state: ConstructionState) -> Literal["merge", "link", "append"]:
+    """Pick the apply node for the gate's decision."""
+    result = state["gate"]
+    if result.operation == "merge":
+        return "merge"
+    return "link" if result.links else "append"
+
+
+async def _apply(state: ConstructionState, runtime: Ctx, plan: MergePlan | None) -> ApplyResult:
+    ctx, draft, result = runtime.context, state["draft"], state["gate"]
+    vectors = await ctx.keywords.vectors(draft.keywords)
+    async with Repository.open(ctx.database) as repo:
+        return await apply_observation(
+            repo,
+            state["namespace"],
+            state["observation"],
+            draft,
+            merge=plan,
+            links=result.links,
+            keyword_vectors=vectors,
+            max_sources=ctx.config.max_sources_per_note,
+            max_chars=ctx.config.max_observation_chars,
+            reason=result.reason,
+        )
+
+
+async def merge(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
+    """Merge the draft into its redundant candidate (sentence union, re-embedded)."""
+    result, draft = state["gate"], state["draft"]
+    target = next(c for c in state["candidates"] if c.note_id == result.target)
+    context = result.merged_context or merge_contexts(target.context, draft.context)
+    vector = await runtime.context.embeddings.aembed_query(context)
+    plan = MergePlan(target.note_id, target.context, context, vector)
+    return {"result": await _apply(state, runtime, plan)}
+
+
+async def link(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
+    """Append the draft as a note and link it to its complementary / conflicting notes."""
+    return {"result": await _apply(state, runtime, None)}
+
+
+async def append(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
+    """Append the draft as a new autonomous note."""
+    return {"result": await _apply(state, runtime, None)}
+
+
+def route_after_apply(state: ConstructionState) -> Literal["evolve_topics", "__end__"]:
+    """Evolve topics in-line only when the caller asked for it."""
+    return "evolve_topics" if state.get("evolve_topics") else "__end__"
+
+
+async def evolve(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
+    """Recompute the namespace's topic groups (Leiden with size bounds)."""
+    config = runtime.context.config
+    async with Repository.open(runtime.context.database) as repo:
+        summary = await evolve_topics(
+            repo,
+            state["namespace"],
+            min_size=config.topic_min_size,
+            max_size=config.topic_max_size,
+            seed=config.topic_seed,
+        )
+    return {"topics": summary}
+
+
+def build_construction_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Compile the construction graph."""
+    graph = StateGraph(ConstructionState, context_schema=ConstructionContext)
+    graph.add_node("ingest", ingest)
+    graph.add_node("gate", gate)
+    graph.add_node("merge", merge)
+    graph.add_node("link", link)
+    graph.add_node("append", append)
+    graph.add_node("evolve_topics", evolve)
+    graph.add_edge(START, "ingest")
+    graph.add_conditional_edges("ingest", route_after_ingest)
+    graph.add_conditional_edges("gate", route_after_gate)
+    for node in ("merge", "link", "append"):
+        graph.add_conditional_edges(node, route_after_apply)
+    graph.add_edge("evolve_topics", END)
+    return graph.compile(name="langmemcore-construction")

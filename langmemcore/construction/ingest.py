@@ -1,0 +1,156 @@
+"""
+ingest: observation -> note draft (keywords, denoised context, embedding).
+
+Offline (the default) the draft comes from deterministic extraction
+(:func:`langmemcore.text.analyze_observation`). With an LLM it comes from the paper's
+semantic-ingestion prompt; malformed output or an endpoint error is retried once, then the
+offline extraction takes over and the draft records ``origin="fallback"``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from langmemcore._errors import LLMOutputError, LLMUnavailableError
+from langmemcore.config import ConstructionConfig
+from langmemcore.construction.gate import NoteDraft
+from langmemcore.prompts import call_structured
+from langmemcore.prompts.ingestion import SemanticIngestion, render_ingestion_prompt
+from langmemcore.text import analyze_observation, normalize_keyword
+
+__all__ = ["KeywordEmbedder", "ObservationIn", "draft_texts", "make_drafts"]
+
+_log = logging.getLogger("langmemcore.construction")
+
+
+@dataclass(frozen=True)
+class ObservationIn:
+    """
+    One raw input to remember.
+
+    Attributes:
+        key: Unique key within the namespace (re-ingesting the same key is a no-op).
+        text: The raw text; stored whole, never rewritten.
+        speaker: Who said it, if known.
+        event_time: When it happened, if known (used to resolve "yesterday").
+        metadata: Free-form JSON-able metadata kept with the observation.
+    """
+
+    key: str
+    text: str
+    speaker: str | None = None
+    event_time: datetime | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DraftText:
+    """The text half of a draft, before embedding."""
+
+    context: str
+    keywords: tuple[str, ...]
+    entities: tuple[str, ...]
+    origin: str
+
+
+class KeywordEmbedder:
+    """
+    Embeds keyword names with a bounded in-process cache (keywords repeat a lot).
+
+    Args:
+        embeddings: The embedder.
+        capacity: Names kept in the cache.
+    """
+
+    def __init__(self, embeddings: Embeddings, capacity: int = 50_000) -> None:
+        self.embeddings = embeddings
+        self.capacity = capacity
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+
+    async def vectors(self, names: Sequence[str]) -> dict[str, list[float]]:
+        """Vectors of ``names`` (embedding only those not cached, in one batch)."""
+        missing = [n for n in dict.fromkeys(names) if n not in self._cache]
+        if missing:
+            for name, vector in zip(
+                missing, await self.embeddings.aembed_documents(missing), strict=True
+            ):
+                self._cache[name] = vector
+            while len(self._cache) > self.capacity:
+                self._cache.popitem(last=False)
+        return {n: self._cache[n] for n in names}
+
+
+def _offline(observation: ObservationIn, config: ConstructionConfig, origin: str) -> DraftText:
+    analysis = analyze_observation(
+        observation.text,
+        speaker=observation.speaker,
+        event_time=observation.event_time,
+        max_keywords=config.max_keywords,
+    )
+    context = analysis.context if config.denoise else observation.text
+    return DraftText(context, analysis.keywords, analysis.entities, origin)
+
+
+async def _with_llm(
+    llm: BaseChatModel, observation: ObservationIn, config: ConstructionConfig
+) -> DraftText:
+    when = observation.event_time.strftime("%d %B %Y") if observation.event_time else None
+    prompt = render_ingestion_prompt(observation.text, observation.speaker, when)
+    try:
+        answer = await call_structured(llm, prompt, SemanticIngestion, retries=config.llm_retries)
+    except (LLMOutputError, LLMUnavailableError) as exc:
+        _log.warning(
+            "ingestion prompt failed for %r, using offline extraction: %s", observation.key, exc
+        )
+        return _offline(observation, config, "fallback")
+    offline = analyze_observation(
+        observation.text, speaker=observation.speaker, event_time=observation.event_time
+    )
+    keywords = tuple(
+        dict.fromkeys(k for k in (normalize_keyword(w) for w in answer.keywords) if k)
+    )[: config.max_keywords]
+    context = answer.context if config.denoise else observation.text
+    return DraftText(context, keywords, offline.entities, "llm")
+
+
+async def draft_texts(
+    observations: Sequence[ObservationIn],
+    config: ConstructionConfig,
+    llm: BaseChatModel | None = None,
+) -> list[DraftText]:
+    """Extract keywords and context for each observation (LLM calls run concurrently)."""
+    if llm is None:
+        return [_offline(o, config, "offline") for o in observations]
+    return list(await asyncio.gather(*(_with_llm(llm, o, config) for o in observations)))
+
+
+async def make_drafts(
+    observations: Sequence[ObservationIn],
+    embeddings: Embeddings,
+    config: ConstructionConfig,
+    llm: BaseChatModel | None = None,
+) -> list[NoteDraft]:
+    """Turn observations into note drafts, embedding all contexts in one batch."""
+    texts = await draft_texts(observations, config, llm)
+    vectors = await embeddings.aembed_documents([t.context for t in texts]) if texts else []
+    return [
+        NoteDraft(
+            context=t.context,
+            keywords=t.keywords,
+            entities=t.entities,
+            embedding=tuple(v),
+            event_time=o.event_time,
+            speaker=o.speaker,
+            origin=t.origin,
+        )
+        for o, t, v in zip(observations, texts, vectors, strict=True)
+    ]

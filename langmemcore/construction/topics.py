@@ -1,0 +1,225 @@
+"""
+evolve_topics: Leiden communities over the keyword co-occurrence graph, with size bounds.
+
+Two keywords co-occur when an active note carries both; the edge weight is the number of
+such notes. Leiden (``leidenalg``, modularity) partitions the graph; communities larger
+than ``max_size`` are split by re-running Leiden on their subgraph at a higher resolution
+(falling back to degree-ordered chunks); communities smaller than ``min_size`` are joined
+to the neighbouring community they connect to most when it has room, and otherwise left
+unassigned. Each topic gets the normalised mean of its keywords' embeddings as centroid and
+its three most connected keywords as label. A run replaces the namespace's topics with a
+new generation in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import igraph as ig
+import leidenalg
+import numpy as np
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import aliased
+
+from langmemcore.storage.models import Keyword, Note, NoteKeyword, Topic, TopicKeyword
+from langmemcore.storage.repository import Repository
+
+__all__ = ["TopicSummary", "evolve_topics", "partition_keywords"]
+
+WeightedEdge = tuple[int, int, float]
+
+
+@dataclass(frozen=True)
+class TopicSummary:
+    """
+    Outcome of one topic evolution.
+
+    Attributes:
+        generation: The new generation number.
+        topics: Keyword-id members of each topic.
+        labels: Label of each topic.
+        unassigned: Keywords left out (isolated or in communities too small to keep).
+    """
+
+    generation: int
+    topics: tuple[tuple[int, ...], ...]
+    labels: tuple[str, ...]
+    unassigned: int
+
+
+def _leiden(
+    nodes: Sequence[int], edges: Sequence[WeightedEdge], resolution: float, seed: int
+) -> list[list[int]]:
+    index = {n: i for i, n in enumerate(nodes)}
+    local = [(index[a], index[b], w) for a, b, w in edges if a in index and b in index]
+    graph = ig.Graph(n=len(nodes), edges=[(a, b) for a, b, _ in local])
+    graph.es["weight"] = [w for _, _, w in local]
+    partition = leidenalg.find_partition(
+        graph,
+        leidenalg.RBConfigurationVertexPartition,
+        weights="weight",
+        resolution_parameter=resolution,
+        seed=seed,
+    )
+    return [[nodes[i] for i in community] for community in partition]
+
+
+def _split(
+    community: list[int], edges: Sequence[WeightedEdge], max_size: int, seed: int
+) -> list[list[int]]:
+    members = set(community)
+    inner = [(a, b, w) for a, b, w in edges if a in members and b in members]
+    resolution = 2.0
+    for _ in range(6):
+        parts = _leiden(sorted(members), inner, resolution, seed)
+        if len(parts) > 1:
+            result: list[list[int]] = []
+            for part in parts:
+                result.extend(
+                    _split(part, inner, max_size, seed) if len(part) > max_size else [part]
+                )
+            return result
+        resolution *= 2.0
+    degree: dict[int, float] = defaultdict(float)
+    for a, b, w in inner:
+        degree[a] += w
+        degree[b] += w
+    ordered = sorted(members, key=lambda n: (-degree[n], n))
+    return [ordered[i : i + max_size] for i in range(0, len(ordered), max_size)]
+
+
+def partition_keywords(
+    nodes: Sequence[int],
+    edges: Sequence[WeightedEdge],
+    *,
+    min_size: int,
+    max_size: int,
+    seed: int = 42,
+) -> tuple[list[list[int]], list[int]]:
+    """
+    Partition keywords into communities whose sizes respect the bounds.
+
+    Args:
+        nodes: Keyword ids.
+        edges: Co-occurrence edges ``(a, b, weight)``.
+        min_size: Smallest community kept.
+        max_size: Largest community allowed.
+        seed: Leiden's random seed.
+
+    Returns:
+        The communities (each within ``[min_size, max_size]``) and the unassigned ids.
+    """
+    if not nodes:
+        return [], []
+    communities: list[list[int]] = []
+    for community in _leiden(list(nodes), edges, 1.0, seed):
+        if len(community) > max_size:
+            communities.extend(_split(community, edges, max_size, seed))
+        else:
+            communities.append(community)
+    owner = {n: i for i, c in enumerate(communities) for n in c}
+    small = sorted(
+        (i for i, c in enumerate(communities) if len(c) < min_size),
+        key=lambda i: len(communities[i]),
+    )
+    for i in small:
+        if len(communities[i]) >= min_size or not communities[i]:
+            continue
+        links: dict[int, float] = defaultdict(float)
+        members = set(communities[i])
+        for a, b, w in edges:
+            if (a in members) != (b in members):
+                other = owner[b] if a in members else owner[a]
+                links[other] += w
+        for target, _w in sorted(links.items(), key=lambda t: (-t[1], t[0])):
+            if target != i and len(communities[target]) + len(communities[i]) <= max_size:
+                communities[target].extend(communities[i])
+                for n in communities[i]:
+                    owner[n] = target
+                communities[i] = []
+                break
+    kept = [sorted(c) for c in communities if len(c) >= min_size]
+    assigned = {n for c in kept for n in c}
+    return kept, sorted(n for n in nodes if n not in assigned)
+
+
+async def _cooccurrence(repo: Repository, ns: str) -> tuple[list[int], list[WeightedEdge]]:
+    a, b = aliased(NoteKeyword), aliased(NoteKeyword)
+    pairs = await repo.session.execute(
+        select(a.keyword_id, b.keyword_id, func.count())
+        .join(b, (b.note_id == a.note_id) & (b.keyword_id > a.keyword_id))
+        .join(Note, Note.id == a.note_id)
+        .where(a.namespace == ns, b.namespace == ns, Note.status == "active")
+        .group_by(a.keyword_id, b.keyword_id)
+    )
+    edges = [(int(x), int(y), float(w)) for x, y, w in pairs]
+    nodes = await repo.session.scalars(
+        select(NoteKeyword.keyword_id)
+        .join(Note, Note.id == NoteKeyword.note_id)
+        .where(NoteKeyword.namespace == ns, Note.status == "active")
+        .distinct()
+    )
+    return sorted(int(n) for n in nodes), edges
+
+
+async def evolve_topics(
+    repo: Repository, namespace: Sequence[str], *, min_size: int, max_size: int, seed: int
+) -> TopicSummary:
+    """Recompute the namespace's topics and store them as a new generation."""
+    ns = ".".join(namespace)
+    nodes, edges = await _cooccurrence(repo, ns)
+    communities, unassigned = partition_keywords(
+        nodes, edges, min_size=min_size, max_size=max_size, seed=seed
+    )
+    generation = (
+        int(
+            await repo.session.scalar(
+                select(func.coalesce(func.max(Topic.generation), 0)).where(Topic.namespace == ns)
+            )
+            or 0
+        )
+        + 1
+    )
+    await repo.session.execute(delete(Topic).where(Topic.namespace == ns))
+    members = {n for c in communities for n in c}
+    rows = await repo.session.execute(
+        select(Keyword.id, Keyword.name, Keyword.embedding).where(
+            Keyword.namespace == ns, Keyword.id.in_(members)
+        )
+    )
+    info = {i: (name, np.asarray(vec, dtype=np.float64)) for i, name, vec in rows}
+    degree: dict[int, float] = defaultdict(float)
+    for a, b, w in edges:
+        degree[a] += w
+        degree[b] += w
+    labels = []
+    for community in communities:
+        centroid = np.mean([info[n][1] for n in community], axis=0)
+        centroid /= np.linalg.norm(centroid) or 1.0
+        top = sorted(community, key=lambda n: (-degree[n], info[n][0]))[:3]
+        label = ", ".join(info[n][0] for n in top)
+        topic = Topic(
+            namespace=ns,
+            label=label,
+            centroid=centroid.tolist(),
+            generation=generation,
+            size=len(community),
+        )
+        repo.session.add(topic)
+        await repo.session.flush()
+        repo.session.add_all(
+            TopicKeyword(namespace=ns, topic_id=topic.id, keyword_id=n) for n in community
+        )
+        labels.append(label)
+    await repo.session.flush()
+    await repo.append_lineage(
+        namespace,
+        "topics",
+        after={"generation": generation, "topics": len(communities), "unassigned": len(unassigned)},
+        reason="topic evolution",
+    )
+    return TopicSummary(
+        generation, tuple(tuple(c) for c in communities), tuple(labels), len(unassigned)
+    )

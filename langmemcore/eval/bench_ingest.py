@@ -1,0 +1,128 @@
+"""
+Benchmark: offline bulk ingest of LoCoMo turns vs LangGraph's ``PostgresStore.put``.
+
+Both run in the same process, on the same Postgres (a fresh embedded server unless
+``--url`` / ``DATABASE_URL`` is given), with the same embedder (local all-MiniLM-L6-v2).
+Prints turns/s, peak memory and the time ratio.
+
+Run: ``python -m langmemcore.eval.bench_ingest ../shared/data/locomo-dev.json``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from sqlalchemy import make_url
+
+from langmemcore.config import ConstructionConfig
+from langmemcore.construction import ObservationIn
+from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.eval.locomo import Conversation, load_locomo
+from langmemcore.memory import IngestReport, Memory
+from langmemcore.storage import Database, upgrade
+from langmemcore.storage.embedded import embedded_database_url
+
+__all__ = ["conversation_observations", "main"]
+
+
+def conversation_observations(conversation: Conversation) -> list[ObservationIn]:
+    """A LoCoMo conversation's turns as observations (key = dia_id)."""
+    return [
+        ObservationIn(t.dia_id, t.full_text, t.speaker, t.event_time, {"session": t.session})
+        for t in conversation.turns
+    ]
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def _ours(
+    memory: Memory, conversations: list[Conversation], run: str
+) -> tuple[float, list[IngestReport]]:
+    start = time.perf_counter()
+    reports = [
+        await memory.aingest_many((run, c.sample_id), conversation_observations(c), progress=True)
+        for c in conversations
+    ]
+    return time.perf_counter() - start, reports
+
+
+def _postgres_store(
+    url: str, embeddings: LocalEmbeddings, conversations: list[Conversation], run: str
+) -> float:
+    from langgraph.store.postgres import PostgresStore
+    from psycopg import Connection
+    from psycopg.rows import dict_row
+
+    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with Connection.connect(
+        conninfo, autocommit=True, prepare_threshold=0, row_factory=dict_row
+    ) as conn:
+        store = PostgresStore(conn, index={"dims": 384, "embed": embeddings, "fields": ["text"]})
+        store.setup()
+        start = time.perf_counter()
+        for c in conversations:
+            for t in c.turns:
+                store.put(
+                    (run, c.sample_id),
+                    t.dia_id,
+                    {
+                        "text": t.full_text,
+                        "speaker": t.speaker,
+                        "time": t.event_time.isoformat() if t.event_time else None,
+                    },
+                )
+        return time.perf_counter() - start
+
+
+async def _run(path: Path, url: str | None) -> None:
+    if url is None:
+        url = embedded_database_url(Path(tempfile.mkdtemp(prefix="lmc-bench-")))
+    database = Database(url)
+    upgrade(database)
+    embeddings = LocalEmbeddings()
+    embeddings.embed_documents(["warm up the model"])
+    conversations = load_locomo(path)
+    turns = sum(len(c.turns) for c in conversations)
+    memory = Memory(database, embeddings, config=ConstructionConfig())
+    run = f"bench-{uuid.uuid4().hex[:8]}"
+    rss_before = _peak_rss_mb()
+    ours, reports = await _ours(memory, conversations, run)
+    rss_ours = _peak_rss_mb()
+    theirs = await asyncio.to_thread(_postgres_store, url, embeddings, conversations, run)
+    merges = sum(r.count("merge") for r in reports)
+    appends = sum(r.count("append") for r in reports)
+    links = sum(r.links for r in reports)
+    topics = sum(len(r.topics[-1].topics) for r in reports if r.topics)
+    print(f"turns: {turns} in {len(conversations)} conversations")
+    print(
+        f"langmemcore ingest_many: {ours:.2f} s, {turns / ours:.1f} turns/s "
+        f"(appends {appends}, merges {merges}, links {links}, topics {topics})"
+    )
+    print(f"PostgresStore.put:       {theirs:.2f} s, {turns / theirs:.1f} turns/s")
+    print(f"time ratio langmemcore / PostgresStore: {ours / theirs:.2f}x")
+    print(
+        f"peak RSS: {rss_before:.0f} MB before ingest, {rss_ours:.0f} MB after ours, "
+        f"{_peak_rss_mb():.0f} MB at the end"
+    )
+
+
+def main() -> None:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("path", type=Path, help="LoCoMo JSON file")
+    parser.add_argument("--url", default=os.environ.get("DATABASE_URL"))
+    args = parser.parse_args()
+    asyncio.run(_run(args.path, args.url))
+
+
+if __name__ == "__main__":
+    main()

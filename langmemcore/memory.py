@@ -1,0 +1,288 @@
+"""
+``Memory``: the library's front door for writing (and, with retrieval, reading) memory.
+
+Async-first: every operation is a coroutine (``aingest``, ``aingest_many``, ...); the sync
+twins (``ingest``, ``ingest_many``, ...) run them through the one loop bridge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from sqlalchemy import func, select
+
+from langmemcore._bridge import run_sync
+from langmemcore._errors import ConfigurationError
+from langmemcore._namespace import validate_namespace
+from langmemcore._progress import ProgressLike, progress_callback
+from langmemcore.config import ConstructionConfig
+from langmemcore.construction.apply import ApplyResult
+from langmemcore.construction.graph import ConstructionContext, build_construction_graph
+from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
+from langmemcore.construction.topics import TopicSummary, evolve_topics
+from langmemcore.construction.undo import undo_lineage, unmerge_note
+from langmemcore.embeddings import EmbeddingsLike, embedding_dims, resolve_embeddings
+from langmemcore.storage.database import Database
+from langmemcore.storage.models import Note, Topic
+from langmemcore.storage.repository import Repository, content_hash, validate_text
+
+__all__ = ["IngestReport", "Memory"]
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """
+    Counts of what a bulk ingest did.
+
+    Attributes:
+        results: One result per observation, in input order.
+        topics: Topic evolutions run during the ingest.
+    """
+
+    results: tuple[ApplyResult, ...]
+    topics: tuple[TopicSummary, ...]
+
+    def count(self, operation: str) -> int:
+        """How many observations ended in ``operation`` (append / merge / unchanged)."""
+        return sum(1 for r in self.results if r.operation == operation)
+
+    @property
+    def links(self) -> int:
+        """Edges created."""
+        return sum(len(r.edge_ids) for r in self.results)
+
+
+class Memory:
+    """
+    Long-term memory in a Postgres + pgvector database.
+
+    Args:
+        database: The database (schema at head).
+        embeddings: The embedder (its dimensions must match the schema's).
+        llm: Optional chat model for ingestion and the gate's ambiguous band.
+        config: Construction settings.
+    """
+
+    def __init__(
+        self,
+        database: Database,
+        embeddings: Embeddings,
+        *,
+        llm: BaseChatModel | None = None,
+        config: ConstructionConfig | None = None,
+    ) -> None:
+        self.database = database
+        self.embeddings = embeddings
+        self.llm = llm
+        self.config = config or ConstructionConfig()
+        self._context = ConstructionContext(
+            database, embeddings, KeywordEmbedder(embeddings), self.config, llm
+        )
+        self._graph = build_construction_graph()
+        self._background: set[asyncio.Task[Any]] = set()
+
+    @classmethod
+    async def aopen(
+        cls,
+        url: str | None = None,
+        *,
+        embeddings: EmbeddingsLike = None,
+        llm: BaseChatModel | None = None,
+        config: ConstructionConfig | None = None,
+    ) -> Memory:
+        """
+        Open memory on ``url`` (else ``DATABASE_URL``, else the embedded server).
+
+        Raises:
+            MigrationRequiredError: The schema is missing or behind head.
+            ConfigurationError: The embedder's dimensions differ from the schema's.
+        """
+        database = Database.connect(url)
+        dims = await database.check_schema()
+        embedder = resolve_embeddings(embeddings)
+        actual = await asyncio.to_thread(embedding_dims, embedder)
+        if dims != actual:
+            raise ConfigurationError(
+                f"the schema stores {dims}-dimensional vectors but the embedder makes "
+                f"{actual}; use a matching embedder or a database migrated with --dims {actual}"
+            )
+        return cls(database, embedder, llm=llm, config=config)
+
+    @classmethod
+    def open(cls, url: str | None = None, **kwargs: Any) -> Memory:
+        """Sync twin of :meth:`aopen`."""
+        return run_sync(cls.aopen(url, **kwargs))
+
+    def _observation(
+        self,
+        text: str,
+        key: str | None,
+        speaker: str | None,
+        event_time: datetime | None,
+        metadata: dict[str, Any] | None,
+    ) -> ObservationIn:
+        validate_text(text, max_chars=self.config.max_observation_chars)
+        return ObservationIn(key or content_hash(text), text, speaker, event_time, metadata or {})
+
+    async def aingest(
+        self,
+        namespace: Sequence[str],
+        text: str,
+        *,
+        key: str | None = None,
+        speaker: str | None = None,
+        event_time: datetime | None = None,
+        metadata: dict[str, Any] | None = None,
+        wait_for_topics: bool = False,
+    ) -> ApplyResult:
+        """
+        Remember one observation: ingest -> gate -> merge / link / append.
+
+        Args:
+            namespace: Where to remember it.
+            text: The raw text (kept whole).
+            key: Unique key in the namespace (default: the text's hash); re-ingesting a
+                key is a no-op.
+            speaker: Who said it.
+            event_time: When it happened.
+            metadata: JSON-able metadata kept with the observation.
+            wait_for_topics: Run a due topic evolution before returning instead of in
+                the background.
+
+        Returns:
+            What happened to the observation.
+        """
+        ns = validate_namespace(namespace)
+        observation = self._observation(text, key, speaker, event_time, metadata)
+        state = await self._graph.ainvoke(
+            {"namespace": ns, "observation": observation}, context=self._context
+        )
+        result: ApplyResult = state["result"]
+        if result.operation != "unchanged" and await self._topics_due(ns):
+            if wait_for_topics:
+                await self.aevolve_topics(ns)
+            else:
+                task = asyncio.get_running_loop().create_task(self.aevolve_topics(ns))
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+        return result
+
+    async def aingest_many(
+        self,
+        namespace: Sequence[str],
+        observations: Iterable[ObservationIn],
+        *,
+        batch_size: int = 64,
+        progress: ProgressLike = None,
+    ) -> IngestReport:
+        """
+        Remember many observations in order, batching embeddings.
+
+        Gives the same memory as calling :meth:`aingest` for each observation in the same
+        order; topic evolution runs in-line whenever it is due and once at the end.
+
+        Args:
+            namespace: Where to remember them.
+            observations: The observations, in event order.
+            batch_size: Observations drafted (and embedded) per batch.
+            progress: ``True`` for a progress bar on stderr, or a ``(done, total)`` callback.
+        """
+        ns = validate_namespace(namespace)
+        items = list(observations)
+        for item in items:
+            validate_text(item.text, max_chars=self.config.max_observation_chars)
+        report = progress_callback(progress, "ingest")
+        results: list[ApplyResult] = []
+        topics: list[TopicSummary] = []
+        for start in range(0, len(items), batch_size):
+            batch = items[start : start + batch_size]
+            drafts = await make_drafts(batch, self.embeddings, self.config, self.llm)
+            await self._context.keywords.vectors([k for d in drafts for k in d.keywords])
+            for observation, draft in zip(batch, drafts, strict=True):
+                state = await self._graph.ainvoke(
+                    {"namespace": ns, "observation": observation, "draft": draft},
+                    context=self._context,
+                )
+                results.append(state["result"])
+                if state["result"].operation != "unchanged" and await self._topics_due(ns):
+                    topics.append(await self.aevolve_topics(ns))
+                if report:
+                    report(len(results), len(items))
+        if any(r.operation != "unchanged" for r in results):
+            topics.append(await self.aevolve_topics(ns))
+        return IngestReport(tuple(results), tuple(topics))
+
+    async def _topics_due(self, namespace: Sequence[str]) -> bool:
+        every = self.config.topic_every
+        if every <= 0:
+            return False
+        ns = ".".join(namespace)
+        async with Repository.open(self.database) as repo:
+            last = await repo.session.scalar(
+                select(func.max(Topic.created_at)).where(Topic.namespace == ns)
+            )
+            newer = select(func.count()).where(Note.namespace == ns, Note.status == "active")
+            if last is not None:
+                newer = newer.where(Note.created_at > last)
+            return int(await repo.session.scalar(newer) or 0) >= every
+
+    async def aevolve_topics(self, namespace: Sequence[str]) -> TopicSummary:
+        """Recompute the namespace's topic groups now."""
+        ns = validate_namespace(namespace)
+        async with Repository.open(self.database) as repo:
+            return await evolve_topics(
+                repo,
+                ns,
+                min_size=self.config.topic_min_size,
+                max_size=self.config.topic_max_size,
+                seed=self.config.topic_seed,
+            )
+
+    async def aundo(self, namespace: Sequence[str], lineage_id: int) -> int:
+        """Undo one lineage row (see :mod:`langmemcore.construction.undo`)."""
+        ns = validate_namespace(namespace)
+        async with Repository.open(self.database) as repo:
+            return await undo_lineage(repo, ns, lineage_id)
+
+    async def aunmerge(self, namespace: Sequence[str], note_id: int) -> list[int]:
+        """Split a merged note back into the notes it was built from."""
+        ns = validate_namespace(namespace)
+        async with Repository.open(self.database) as repo:
+            return await unmerge_note(repo, ns, note_id)
+
+    async def aflush(self) -> None:
+        """Wait for background work (topic evolution) started by :meth:`aingest`."""
+        while self._background:
+            await asyncio.gather(*list(self._background))
+
+    def ingest(self, namespace: Sequence[str], text: str, **kwargs: Any) -> ApplyResult:
+        """Sync twin of :meth:`aingest`."""
+        return run_sync(self.aingest(namespace, text, **kwargs))
+
+    def ingest_many(
+        self, namespace: Sequence[str], observations: Iterable[ObservationIn], **kwargs: Any
+    ) -> IngestReport:
+        """Sync twin of :meth:`aingest_many`."""
+        return run_sync(self.aingest_many(namespace, observations, **kwargs))
+
+    def evolve_topics(self, namespace: Sequence[str]) -> TopicSummary:
+        """Sync twin of :meth:`aevolve_topics`."""
+        return run_sync(self.aevolve_topics(namespace))
+
+    def undo(self, namespace: Sequence[str], lineage_id: int) -> int:
+        """Sync twin of :meth:`aundo`."""
+        return run_sync(self.aundo(namespace, lineage_id))
+
+    def unmerge(self, namespace: Sequence[str], note_id: int) -> list[int]:
+        """Sync twin of :meth:`aunmerge`."""
+        return run_sync(self.aunmerge(namespace, note_id))
+
+    def flush(self) -> None:
+        """Sync twin of :meth:`aflush`."""
+        run_sync(self.aflush())

@@ -1,0 +1,50 @@
+"""
+Deterministic, dependency-free text analysis for the offline write and read paths.
+
+Used by the offline ingest (observation -> note draft: keywords, entities, denoised
+context, resolved times) and the offline query decomposition (topic, keywords, entities,
+times). Word lists and rules only: no model download, well under a millisecond per turn.
+"""
+
+from __future__ import annotations
+
+from langmemcore.text.dates import (
+    TimeMention,
+    format_time_mention,
+    parse_event_time,
+    resolve_time_mentions,
+)
+from langmemcore.text.keywords import extract_entities, extract_keywords
+from langmemcore.text.resolve import (
+    NoteDraftText,
+    QueryAnalysis,
+    analyze_observation,
+    analyze_query,
+    resolve_first_person,
+)
+from langmemcore.text.tokens import (
+    STOPWORDS,
+    content_terms,
+    normalize_keyword,
+    singularize,
+    tokenize,
+)
+
+__all__ = [
+    "STOPWORDS",
+    "NoteDraftText",
+    "QueryAnalysis",
+    "TimeMention",
+    "analyze_observation",
+    "analyze_query",
+    "content_terms",
+    "extract_entities",
+    "extract_keywords",
+    "format_time_mention",
+    "normalize_keyword",
+    "parse_event_time",
+    "resolve_first_person",
+    "resolve_time_mentions",
+    "singularize",
+    "tokenize",
+]

@@ -1,0 +1,202 @@
+"""The construction graph offline, against Postgres with the real embedder."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select
+
+from langmemcore import InvalidInputError, ObservationConflictError
+from langmemcore.config import ConstructionConfig
+from langmemcore.construction import ObservationIn
+from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.memory import Memory
+from langmemcore.storage import Database, Repository
+from langmemcore.storage.models import Lineage, Note
+from tests.integration.memory_state import snapshot
+
+T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+CONVERSATION = [
+    ("Melanie", "I painted a sunrise over the lake last weekend."),
+    ("Caroline", "I went to an LGBTQ support group yesterday and it was so powerful."),
+    ("Melanie", "I painted a sunrise over the lake last weekend!"),
+    ("Caroline", "I'm researching adoption agencies because I want to give a kid a home."),
+    ("Melanie", "My painting of the lake sunrise now hangs in the living room."),
+    ("Caroline", "The support group made me feel accepted and brave."),
+    ("Melanie", "We took the kids camping in the mountains and roasted marshmallows."),
+    ("Caroline", "Adoption agencies asked me for references and a home study."),
+]
+
+
+def observations(items: list[tuple[str, str]] = CONVERSATION) -> list[ObservationIn]:
+    return [
+        ObservationIn(f"D1:{i + 1}", text, speaker, T0 + timedelta(minutes=i))
+        for i, (speaker, text) in enumerate(items)
+    ]
+
+
+@pytest.fixture()
+def memory(database: Database, embeddings: LocalEmbeddings) -> Memory:
+    return Memory(database, embeddings, config=ConstructionConfig(topic_every=0))
+
+
+async def test_merge_link_and_append_from_one_conversation(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    report = await memory.aingest_many(ns, observations())
+    ops = [r.operation for r in report.results]
+    assert ops[2] == "merge", report.results[2]
+    assert report.results[2].note_id == report.results[0].note_id
+    assert ops.count("append") >= 4
+    assert report.links >= 1
+    state = await snapshot(database, ns)
+    sources = [keys for keys, _ctx, _kw, status, _o in state["notes"] if status == "active"]
+    assert sorted(k for keys in sources for k in keys) == sorted(o.key for o in observations())
+    merged = next(n for n in state["notes"] if {"D1:1", "D1:3"} <= set(n[0]))
+    assert merged[1].count("painted a sunrise") == 1
+    assert any(rel == "related_to" for *_ends, rel, _s in state["edges"])
+
+
+async def test_reingesting_changes_nothing(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    await memory.aingest_many(ns, observations())
+    await memory.aevolve_topics(ns)
+    before = await snapshot(database, ns)
+    again = await memory.aingest_many(ns, observations())
+    assert {r.operation for r in again.results} == {"unchanged"}
+    after = await snapshot(database, ns)
+    assert after == before
+
+
+async def test_bulk_ingest_equals_one_by_one(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    one_by_one = (ns[0], ns[1] + "single")
+    await memory.aingest_many(ns, observations(), batch_size=3)
+    for obs in observations():
+        await memory.aingest(
+            one_by_one, obs.text, key=obs.key, speaker=obs.speaker, event_time=obs.event_time
+        )
+    await memory.aevolve_topics(one_by_one)
+    bulk, single = await snapshot(database, ns), await snapshot(database, one_by_one)
+    assert bulk["notes"] == single["notes"]
+    assert bulk["edges"] == single["edges"]
+    assert bulk["topics"] == single["topics"]
+
+
+async def test_unmerge_restores_the_previous_notes_exactly(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    first_two = observations()[:2]
+    await memory.aingest_many(ns, first_two)
+    async with Repository.open(database) as repo:
+        before = {
+            n.id: (n.context, list(n.keywords), list(n.embedding), n.event_time)
+            for n in await repo.session.scalars(select(Note).where(Note.namespace == ".".join(ns)))
+        }
+    duplicate = observations()[2]
+    result = await memory.aingest(
+        ns,
+        duplicate.text,
+        key=duplicate.key,
+        speaker=duplicate.speaker,
+        event_time=duplicate.event_time,
+    )
+    assert result.operation == "merge"
+    restored = await memory.aunmerge(ns, result.note_id or 0)
+    assert len(restored) == 1
+    async with Repository.open(database) as repo:
+        notes = {
+            n.id: n
+            for n in await repo.session.scalars(select(Note).where(Note.namespace == ".".join(ns)))
+        }
+        sources = await repo.sources_of(ns, list(notes))
+    for note_id, (context, keywords, embedding, when) in before.items():
+        note = notes[note_id]
+        assert (note.context, list(note.keywords), when) == (context, keywords, note.event_time)
+        assert list(note.embedding) == pytest.approx(embedding)
+    new = notes[restored[0]]
+    assert [o.key for o in sources[new.id]] == [duplicate.key]
+    assert "painted a sunrise" in new.context
+    with pytest.raises(InvalidInputError, match="already undone"):
+        async with Repository.open(database) as repo:
+            row = await repo.session.scalar(
+                select(Lineage.id).where(
+                    Lineage.namespace == ".".join(ns), Lineage.operation == "merge"
+                )
+            )
+        await memory.aundo(ns, row or 0)
+
+
+async def test_undo_everything_leaves_one_note_per_observation(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    report = await memory.aingest_many(ns, observations())
+    drafts = {}
+    async with Repository.open(database) as repo:
+        rows = list(
+            await repo.session.scalars(
+                select(Lineage).where(Lineage.namespace == ".".join(ns)).order_by(Lineage.id.desc())
+            )
+        )
+    for row in rows:
+        await memory.aundo(ns, row.id)
+        if row.operation == "merge":
+            drafts[row.observation_id] = (row.after or {})["draft"]["context"]
+    state = await snapshot(database, ns)
+    assert state["edges"] == []
+    active = [(keys, ctx) for keys, ctx, _kw, status, _o in state["notes"] if status == "active"]
+    assert sorted(keys for keys, _ in active) == [(o.key,) for o in observations()]
+    merged_obs = {r.observation_id for r in report.results if r.operation == "merge"}
+    assert merged_obs and merged_obs <= set(drafts)
+
+
+async def test_observation_conflict_and_bad_text_lose_nothing(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    await memory.aingest(ns, "Caroline likes pottery.", key="k1", speaker="Caroline")
+    with pytest.raises(ObservationConflictError):
+        await memory.aingest(ns, "Caroline hates pottery.", key="k1", speaker="Caroline")
+    with pytest.raises(InvalidInputError):
+        await memory.aingest(ns, "   ")
+    with pytest.raises(InvalidInputError):
+        await memory.aingest(ns, "x" * (memory.config.max_observation_chars + 1))
+    state = await snapshot(database, ns)
+    assert state["observations"] == ["k1"]
+    assert [n[0] for n in state["notes"]] == [("k1",)]
+
+
+async def test_topics_respect_size_bounds(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    memory = Memory(
+        database,
+        embeddings,
+        config=ConstructionConfig(topic_every=0, topic_min_size=2, topic_max_size=4),
+    )
+    await memory.aingest_many(ns, observations())
+    summary = await memory.aevolve_topics(ns)
+    assert summary.topics
+    assert all(2 <= len(t) <= 4 for t in summary.topics)
+    state = await snapshot(database, ns)
+    assert sorted(size for _label, size, _m in state["topics"]) == sorted(
+        len(t) for t in summary.topics
+    )
+
+
+async def test_background_topic_evolution_and_flush(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    memory = Memory(
+        database, embeddings, config=ConstructionConfig(topic_every=4, topic_min_size=2)
+    )
+    for obs in observations():
+        await memory.aingest(
+            ns, obs.text, key=obs.key, speaker=obs.speaker, event_time=obs.event_time
+        )
+    await memory.aflush()
+    state = await snapshot(database, ns)
+    assert ("topics", False) in state["lineage"]

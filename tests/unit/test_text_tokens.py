@@ -1,0 +1,168 @@
+"""Tokenisation, singularisation and canonical keyword forms."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from langmemcore.text import STOPWORDS, content_terms, normalize_keyword, singularize, tokenize
+
+
+def test_tokenize_lowercases_and_keeps_contractions_whole() -> None:
+    assert tokenize("I'm swamped with the kids & work!") == [
+        "i'm",
+        "swamped",
+        "with",
+        "the",
+        "kids",
+        "work",
+    ]
+
+
+def test_tokenize_folds_curly_apostrophes() -> None:
+    assert tokenize("Melanie\u2019s painting") == ["melanie's", "painting"]
+
+
+def test_tokenize_splits_hyphens_and_keeps_numbers() -> None:
+    assert tokenize("A hand-painted bowl for my 18th birthday in 2013.") == [
+        "a",
+        "hand",
+        "painted",
+        "bowl",
+        "for",
+        "my",
+        "18th",
+        "birthday",
+        "in",
+        "2013",
+    ]
+
+
+def test_tokenize_drops_trailing_possessive_apostrophe() -> None:
+    assert tokenize("the kids' toys") == ["the", "kids", "toys"]
+
+
+def test_tokenize_empty_and_punctuation_only() -> None:
+    assert tokenize("") == []
+    assert tokenize("?! ... --") == []
+
+
+@pytest.mark.parametrize(
+    ("plural", "singular"),
+    [
+        ("paintings", "painting"),
+        ("kids", "kid"),
+        ("stories", "story"),
+        ("activities", "activity"),
+        ("movies", "movie"),
+        ("cookies", "cookie"),
+        ("boxes", "box"),
+        ("beaches", "beach"),
+        ("headaches", "headache"),
+        ("glasses", "glass"),
+        ("buses", "bus"),
+        ("wolves", "wolf"),
+        ("bookshelves", "bookshelf"),
+        ("olives", "olive"),
+        ("potatoes", "potato"),
+        ("shoes", "shoe"),
+        ("children", "child"),
+        ("women", "woman"),
+        ("analyses", "analysis"),
+        ("photos", "photo"),
+        ("dinosaurs", "dinosaur"),
+        ("agencies", "agency"),
+    ],
+)
+def test_singularize_plurals(plural: str, singular: str) -> None:
+    assert singularize(plural) == singular
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "glass",
+        "bus",
+        "news",
+        "paris",
+        "texas",
+        "athens",
+        "analysis",
+        "status",
+        "series",
+        "christmas",
+        "tennis",
+        "pants",
+        "yes",
+        "famous",
+        "physics",
+        "90s",
+    ],
+)
+def test_singularize_leaves_non_plurals_alone(word: str) -> None:
+    assert singularize(word) == word
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=12))
+def test_singularize_is_idempotent(word: str) -> None:
+    once = singularize(word)
+    assert singularize(once) == once
+
+
+@pytest.mark.parametrize(
+    ("phrase", "key"),
+    [
+        ("paintings", "painting"),
+        ("Kids", "kid"),
+        ("LGBTQ Support Groups", "lgbtq support group"),
+        ("  charity   race! ", "charity race"),
+        ("the kids'", "kid"),
+        ("Melanie's", "melanie"),
+        ("Caroline\u2019s paintings", "caroline painting"),
+        ("hand-painted bowls", "hand painted bowl"),
+        ("The Grand Canyon", "grand canyon"),
+        ("arts & crafts", "arts and craft"),
+        ("Paris", "paris"),
+        ("glass", "glass"),
+        ("news", "news"),
+        ("bus", "bus"),
+    ],
+)
+def test_normalize_keyword_examples(phrase: str, key: str) -> None:
+    assert normalize_keyword(phrase) == key
+
+
+def test_normalize_keyword_only_singularises_the_head() -> None:
+    # "kids" modifies "books" here: only the head noun changes.
+    assert normalize_keyword("kids books") == "kids book"
+
+
+def test_normalize_keyword_keeps_a_lone_article_and_empties_punctuation() -> None:
+    assert normalize_keyword("the") == "the"
+    assert normalize_keyword("!!! --") == ""
+
+
+@given(st.text(max_size=40))
+def test_normalize_keyword_is_idempotent(phrase: str) -> None:
+    key = normalize_keyword(phrase)
+    assert normalize_keyword(key) == key
+
+
+def test_content_terms_drops_stopwords_and_interjections() -> None:
+    assert content_terms("Wow, that's so cool!") == ["cool"]
+    assert content_terms("Hey Mel! How have you been?") == ["mel"]
+
+
+def test_content_terms_singularises_and_strips_possessives() -> None:
+    assert content_terms("Melanie's paintings of sunsets") == ["melanie", "painting", "sunset"]
+
+
+def test_content_terms_keeps_numbers_and_duplicates() -> None:
+    assert content_terms("Two dogs, 2 dogs in 2023") == ["dog", "2", "dog", "2023"]
+
+
+def test_stopwords_cover_function_words_not_content() -> None:
+    assert {"the", "i'm", "what", "did", "with"} <= STOPWORDS
+    assert "painting" not in STOPWORDS
+    assert "camping" not in STOPWORDS
