@@ -1,5 +1,4 @@
-"""
-Alembic environment of langmemcore.
+"""Alembic environment of langmemcore.
 
 The target database is, in order: a connection handed over by ``langmemcore migrate``
 (``config.attributes["connection"]``), ``sqlalchemy.url`` in the config, or

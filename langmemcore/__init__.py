@@ -1,5 +1,4 @@
-"""
-langmemcore: long-term memory for LLM agents, as a LangGraph / LangChain plugin.
+"""langmemcore: long-term memory for LLM agents, as a LangGraph / LangChain plugin.
 
 MemCoRe's compression hierarchy (notes -> keywords -> topics), MRAgent's active
 traversal and the formal capacity / coverage / precision view of memory, persisted in

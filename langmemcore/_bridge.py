@@ -1,5 +1,4 @@
-"""
-The one bridge from synchronous callers to the async core.
+"""The one bridge from synchronous callers to the async core.
 
 The core of langmemcore is async. Synchronous entry points (``MemoryStore.batch``, the
 CLI, the sync retriever) run their coroutine on a single background event loop owned by
@@ -42,8 +41,7 @@ def _shutdown(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """
-    Run a coroutine to completion on the bridge loop and return its result.
+    """Run a coroutine to completion on the bridge loop and return its result.
 
     Args:
         coro: The coroutine to run.

@@ -1,5 +1,4 @@
-"""
-The exception tree of langmemcore.
+"""The exception tree of langmemcore.
 
 Every error the library raises derives from :class:`LangMemCoreError` and, where one
 fits, from the matching builtin, so callers can catch either::
@@ -39,8 +38,7 @@ class LangMemCoreError(Exception):
 
 
 class InvalidNamespaceError(LangMemCoreError, _LangGraphInvalidNamespaceError):
-    """
-    A namespace is not a non-empty tuple of non-empty, dot-free strings (or starts with
+    """A namespace is not a non-empty tuple of non-empty, dot-free strings (or starts with
     the reserved label ``"langgraph"``).
 
     Also a LangGraph ``InvalidNamespaceError`` (itself a ``ValueError``), so code written
@@ -53,8 +51,7 @@ class InvalidInputError(LangMemCoreError, ValueError):
 
 
 class ObservationConflictError(LangMemCoreError, ValueError):
-    """
-    An observation key already exists in the namespace with different content.
+    """An observation key already exists in the namespace with different content.
 
     Observations are immutable; write under a new key or delete the old one first.
     """

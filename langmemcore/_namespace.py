@@ -1,5 +1,4 @@
-"""
-Namespace validation and encoding.
+"""Namespace validation and encoding.
 
 A namespace is a tuple of labels, LangGraph style. Validation follows LangGraph's own
 rules (``langgraph.store.base._validate_namespace``): a non-empty tuple of non-empty
@@ -19,8 +18,7 @@ Namespace = tuple[str, ...]
 
 
 def validate_namespace(namespace: object) -> Namespace:
-    """
-    Check a namespace against LangGraph's rules and return it as a tuple.
+    """Check a namespace against LangGraph's rules and return it as a tuple.
 
     Args:
         namespace: The candidate namespace (a tuple or list of labels).
@@ -77,8 +75,7 @@ def decode_namespace(text: str) -> Namespace:
 
 
 def like_prefix_pattern(prefix_text: str) -> str:
-    """
-    A ``LIKE`` pattern matching namespaces strictly below ``prefix_text``.
+    """A ``LIKE`` pattern matching namespaces strictly below ``prefix_text``.
 
     ``'a'`` yields ``'a.%'``; LIKE wildcards inside labels are escaped with ``\\`` so that
     the label ``'a_b'`` never matches ``'axb'``.

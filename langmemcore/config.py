@@ -1,5 +1,4 @@
-"""
-Settings of the construction (write) path, as a frozen dataclass.
+"""Settings of the construction (write) path, as a frozen dataclass.
 
 Defaults follow the MemCoRe paper (section 3.1 and appendix C.1): merge at strength
 >= 0.7, link at >= 0.5, topic groups of 3..15 keywords. They are settings, not constants.

@@ -1,5 +1,4 @@
-"""
-``Memory``: the library's front door for writing (and, with retrieval, reading) memory.
+"""``Memory``: the library's front door for writing (and, with retrieval, reading) memory.
 
 Async-first: every operation is a coroutine (``aingest``, ``aingest_many``, ...); the sync
 twins (``ingest``, ``ingest_many``, ...) run them through the one loop bridge.
@@ -37,8 +36,7 @@ __all__ = ["IngestReport", "Memory"]
 
 @dataclass(frozen=True)
 class IngestReport:
-    """
-    Counts of what a bulk ingest did.
+    """Counts of what a bulk ingest did.
 
     Attributes:
         results: One result per observation, in input order.
@@ -59,8 +57,7 @@ class IngestReport:
 
 
 class Memory:
-    """
-    Long-term memory in a Postgres + pgvector database.
+    """Long-term memory in a Postgres + pgvector database.
 
     Args:
         database: The database (schema at head).
@@ -96,8 +93,7 @@ class Memory:
         llm: BaseChatModel | None = None,
         config: ConstructionConfig | None = None,
     ) -> Memory:
-        """
-        Open memory on ``url`` (else ``DATABASE_URL``, else the embedded server).
+        """Open memory on ``url`` (else ``DATABASE_URL``, else the embedded server).
 
         Raises:
             MigrationRequiredError: The schema is missing or behind head.
@@ -141,8 +137,7 @@ class Memory:
         metadata: dict[str, Any] | None = None,
         wait_for_topics: bool = False,
     ) -> ApplyResult:
-        """
-        Remember one observation: ingest -> gate -> merge / link / append.
+        """Remember one observation: ingest -> gate -> merge / link / append.
 
         Args:
             namespace: Where to remember it.
@@ -181,8 +176,7 @@ class Memory:
         batch_size: int = 64,
         progress: ProgressLike = None,
     ) -> IngestReport:
-        """
-        Remember many observations in order, batching embeddings.
+        """Remember many observations in order, batching embeddings.
 
         Gives the same memory as calling :meth:`aingest` for each observation in the same
         order; topic evolution runs in-line whenever it is due and once at the end.

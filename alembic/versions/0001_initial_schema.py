@@ -1,5 +1,4 @@
-"""
-Initial schema: the whole vocabulary of DESIGN.md plus BaseStore items.
+"""Initial schema: the whole vocabulary of DESIGN.md plus BaseStore items.
 
 Revision ID: 0001
 Revises:

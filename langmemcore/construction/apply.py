@@ -1,5 +1,4 @@
-"""
-apply: write one gated observation in one transaction, with a lineage row per operation.
+"""apply: write one gated observation in one transaction, with a lineage row per operation.
 
 Construction in a namespace is serialised by a transaction-scoped advisory lock, and a
 merge target is re-checked under it (still active, still taking sources, context
@@ -24,8 +23,7 @@ __all__ = ["ApplyResult", "apply_observation", "lock_namespace", "note_snapshot"
 
 @dataclass(frozen=True)
 class ApplyResult:
-    """
-    What happened to one observation.
+    """What happened to one observation.
 
     Attributes:
         operation: ``"append"``, ``"merge"`` or ``"unchanged"`` (already ingested).
@@ -46,8 +44,7 @@ class ApplyResult:
 
 @dataclass(frozen=True)
 class MergePlan:
-    """
-    A merge prepared outside the transaction (its embedding computed ahead).
+    """A merge prepared outside the transaction (its embedding computed ahead).
 
     Attributes:
         target: The note to merge into.
@@ -155,8 +152,7 @@ async def apply_observation(
     max_chars: int,
     reason: str,
 ) -> ApplyResult:
-    """
-    Store the observation and apply the gate's decision, all in ``repo``'s transaction.
+    """Store the observation and apply the gate's decision, all in ``repo``'s transaction.
 
     Args:
         repo: Repository bound to the transaction.

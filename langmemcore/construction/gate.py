@@ -1,5 +1,4 @@
-"""
-The gate, as pure functions: how strongly a new note relates to each candidate, and
+"""The gate, as pure functions: how strongly a new note relates to each candidate, and
 whether it is merged (redundant), linked (complementary or conflicting) or appended (novel).
 
 Offline the strength is a calibrated similarity: cosine similarity of the context
@@ -50,8 +49,7 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 
 @dataclass(frozen=True)
 class NoteDraft:
-    """
-    An observation turned into a note shape, before it meets memory.
+    """An observation turned into a note shape, before it meets memory.
 
     Attributes:
         context: Denoised, self-contained restatement (or the raw text without denoising).
@@ -74,8 +72,7 @@ class NoteDraft:
 
 @dataclass(frozen=True)
 class Candidate:
-    """
-    An existing active note the gate compares the draft with.
+    """An existing active note the gate compares the draft with.
 
     Attributes:
         note_id: The note's id.
@@ -94,8 +91,7 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Decision:
-    """
-    The gate's verdict on one candidate.
+    """The gate's verdict on one candidate.
 
     Attributes:
         note_id: The candidate.
@@ -116,8 +112,7 @@ class Decision:
 
 @dataclass(frozen=True)
 class GateResult:
-    """
-    What to do with a draft: merge into ``target`` or append; plus edges.
+    """What to do with a draft: merge into ``target`` or append; plus edges.
 
     Attributes:
         operation: ``"merge"`` or ``"append"``.
@@ -156,8 +151,7 @@ def _polarity(text: str) -> bool:
 
 
 def detect_relation(draft_context: str, candidate_context: str, strength: float) -> str:
-    """
-    Classify the relation: ``conflicts`` (opposite polarity over shared content),
+    """Classify the relation: ``conflicts`` (opposite polarity over shared content),
     ``supports`` (near-paraphrase) or ``related_to``.
     """
     terms_a = set(content_terms(draft_context))
@@ -219,8 +213,7 @@ def decide(
     config: ConstructionConfig,
     verdicts: Sequence[Decision] | None = None,
 ) -> GateResult:
-    """
-    Turn per-candidate verdicts into one operation plus edges.
+    """Turn per-candidate verdicts into one operation plus edges.
 
     Args:
         draft: The new note draft.
@@ -273,8 +266,7 @@ def decide(
 
 
 def merge_contexts(existing: str, new: str) -> str:
-    """
-    Sentence-level union: keep every sentence of ``existing`` and add the sentences of
+    """Sentence-level union: keep every sentence of ``existing`` and add the sentences of
     ``new`` whose content is not already there (no distinct fact is lost).
     """
     kept = [s for s in _SENTENCE_SPLIT.split(existing.strip()) if s]

@@ -1,5 +1,4 @@
-"""
-The construction graph: ``ingest -> gate -> (merge | link | append) -> [evolve_topics]``.
+"""The construction graph: ``ingest -> gate -> (merge | link | append) -> [evolve_topics]``.
 
 A LangGraph ``StateGraph`` whose dependencies (database, embedder, LLM, settings) arrive
 through LangGraph's runtime context (:class:`ConstructionContext`). One invocation
@@ -44,8 +43,7 @@ _log = logging.getLogger("langmemcore.construction")
 
 @dataclass
 class ConstructionContext:
-    """
-    Dependencies of the construction graph's nodes (LangGraph runtime context).
+    """Dependencies of the construction graph's nodes (LangGraph runtime context).
 
     Attributes:
         database: Where memory lives.

@@ -1,5 +1,4 @@
-"""
-ingest: observation -> note draft (keywords, denoised context, embedding).
+"""ingest: observation -> note draft (keywords, denoised context, embedding).
 
 Offline (the default) the draft comes from deterministic extraction
 (:func:`langmemcore.text.analyze_observation`). With an LLM it comes from the paper's
@@ -14,7 +13,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -34,14 +33,14 @@ _log = logging.getLogger("langmemcore.construction")
 
 @dataclass(frozen=True)
 class ObservationIn:
-    """
-    One raw input to remember.
+    """One raw input to remember.
 
     Attributes:
         key: Unique key within the namespace (re-ingesting the same key is a no-op).
         text: The raw text; stored whole, never rewritten.
         speaker: Who said it, if known.
-        event_time: When it happened, if known (used to resolve "yesterday").
+        event_time: When it happened, if known (used to resolve "yesterday"); a naive
+            datetime is taken as UTC.
         metadata: Free-form JSON-able metadata kept with the observation.
     """
 
@@ -50,6 +49,10 @@ class ObservationIn:
     speaker: str | None = None
     event_time: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.event_time is not None and self.event_time.tzinfo is None:
+            object.__setattr__(self, "event_time", self.event_time.replace(tzinfo=UTC))
 
 
 @dataclass(frozen=True)
@@ -63,8 +66,7 @@ class DraftText:
 
 
 class KeywordEmbedder:
-    """
-    Embeds keyword names with a bounded in-process cache (keywords repeat a lot).
+    """Embeds keyword names with a bounded in-process cache (keywords repeat a lot).
 
     Args:
         embeddings: The embedder.

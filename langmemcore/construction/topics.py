@@ -1,5 +1,4 @@
-"""
-evolve_topics: Leiden communities over the keyword co-occurrence graph, with size bounds.
+"""evolve_topics: Leiden communities over the keyword co-occurrence graph, with size bounds.
 
 Two keywords co-occur when an active note carries both; the edge weight is the number of
 such notes. Leiden (``leidenalg``, modularity) partitions the graph; communities larger
@@ -33,8 +32,7 @@ WeightedEdge = tuple[int, int, float]
 
 @dataclass(frozen=True)
 class TopicSummary:
-    """
-    Outcome of one topic evolution.
+    """Outcome of one topic evolution.
 
     Attributes:
         generation: The new generation number.
@@ -98,8 +96,7 @@ def partition_keywords(
     max_size: int,
     seed: int = 42,
 ) -> tuple[list[list[int]], list[int]]:
-    """
-    Partition keywords into communities whose sizes respect the bounds.
+    """Partition keywords into communities whose sizes respect the bounds.
 
     Args:
         nodes: Keyword ids.

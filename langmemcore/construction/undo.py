@@ -1,5 +1,4 @@
-"""
-undo / unmerge: walk the lineage log backwards.
+"""undo / unmerge: walk the lineage log backwards.
 
 - undoing a **merge** restores the target note exactly as it was before (context, keywords,
   embedding, event time, sources) and gives the merged observation its own note, built from
@@ -119,8 +118,7 @@ async def _undo_one(repo: Repository, namespace: Sequence[str], row: Lineage) ->
 
 
 async def undo_lineage(repo: Repository, namespace: Sequence[str], lineage_id: int) -> int:
-    """
-    Undo one lineage row; returns the id of the ``undo`` row written.
+    """Undo one lineage row; returns the id of the ``undo`` row written.
 
     Raises:
         NotFoundError: The row does not exist in the namespace.
@@ -139,8 +137,7 @@ async def undo_lineage(repo: Repository, namespace: Sequence[str], lineage_id: i
 
 
 async def unmerge_note(repo: Repository, namespace: Sequence[str], note_id: int) -> list[int]:
-    """
-    Undo every merge into ``note_id`` (and the links made with it), newest first.
+    """Undo every merge into ``note_id`` (and the links made with it), newest first.
 
     Returns:
         The ids of the notes restored for the merged observations.

@@ -1,5 +1,4 @@
-"""
-Embedders: any LangChain ``Embeddings``, a ``"provider:model"`` string, or the local
+"""Embedders: any LangChain ``Embeddings``, a ``"provider:model"`` string, or the local
 all-MiniLM-L6-v2 default (no hub access).
 """
 

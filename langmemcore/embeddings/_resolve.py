@@ -22,8 +22,7 @@ _LOCAL_NAMES = {
 
 
 def resolve_embeddings(spec: EmbeddingsLike) -> Embeddings:
-    """
-    Resolve an embeddings specification.
+    """Resolve an embeddings specification.
 
     Args:
         spec: ``None`` or ``"local"`` for the bundled all-MiniLM-L6-v2; an ``Embeddings``

@@ -1,5 +1,4 @@
-"""
-Raw-turn retrieval baselines: Okapi BM25, dense cosine ranking, and reciprocal rank fusion.
+"""Raw-turn retrieval baselines: Okapi BM25, dense cosine ranking, and reciprocal rank fusion.
 
 These rank the conversation's turns directly (no memory construction) and are computed in the
 same run as the engine so that every reported figure has its reference point.
@@ -37,8 +36,7 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 
 
 def tokenize(text: str) -> list[str]:
-    """
-    Lowercase alphanumeric tokens of ``text``, English stopwords removed.
+    """Lowercase alphanumeric tokens of ``text``, English stopwords removed.
 
     Args:
         text: Any text.
@@ -50,16 +48,14 @@ def tokenize(text: str) -> list[str]:
 
 
 class BM25Index:
-    """
-    Okapi BM25 over a fixed list of documents.
+    """Okapi BM25 over a fixed list of documents.
 
     Term weight: ``idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avg_len))`` with the
     non-negative ``idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))``.
     """
 
     def __init__(self, documents: Sequence[str], k1: float = 1.5, b: float = 0.75) -> None:
-        """
-        Index the documents.
+        """Index the documents.
 
         Args:
             documents: Document texts; a document's index is its id in rankings.
@@ -93,8 +89,7 @@ class BM25Index:
         return len(self._term_counts)
 
     def scores(self, query: str) -> npt.NDArray[np.float64]:
-        """
-        BM25 score of every document for ``query``.
+        """BM25 score of every document for ``query``.
 
         Args:
             query: Query text (tokenized like the documents; repeated terms count repeatedly).
@@ -113,8 +108,7 @@ class BM25Index:
         return result
 
     def rank(self, query: str) -> list[int]:
-        """
-        Ids of the documents that share a term with ``query``, best first.
+        """Ids of the documents that share a term with ``query``, best first.
 
         Documents scoring zero are left out; ties keep document order.
 
@@ -133,8 +127,7 @@ def dense_rank(
     query_vec: npt.ArrayLike,
     turn_matrix: npt.ArrayLike,
 ) -> list[int]:
-    """
-    Rank rows of ``turn_matrix`` by cosine similarity to ``query_vec``.
+    """Rank rows of ``turn_matrix`` by cosine similarity to ``query_vec``.
 
     Args:
         query_vec: Query embedding, shape ``(d,)``.
@@ -161,8 +154,7 @@ def rrf_fuse(
     k: int = 60,
     weights: Sequence[float] | None = None,
 ) -> list[str]:
-    """
-    Reciprocal rank fusion: ``score(d) = sum_i w_i / (k + rank_i(d))``, ranks from 1.
+    """Reciprocal rank fusion: ``score(d) = sum_i w_i / (k + rank_i(d))``, ranks from 1.
 
     Args:
         rankings: Ranked id lists, best first; an id repeated within one list counts at its
@@ -208,8 +200,7 @@ def run_turn_baselines(
     embed: Embedder,
     ks: Sequence[int] = DEFAULT_KS,
 ) -> dict[str, RecallTable]:
-    """
-    Score BM25, dense and RRF(BM25, dense) turn rankings on every retrieval question.
+    """Score BM25, dense and RRF(BM25, dense) turn rankings on every retrieval question.
 
     Each conversation is its own corpus. Each ranked turn expands to itself.
 

@@ -1,5 +1,4 @@
-"""
-Benchmark: offline bulk ingest of LoCoMo turns vs LangGraph's ``PostgresStore.put``.
+"""Benchmark: offline bulk ingest of LoCoMo turns vs LangGraph's ``PostgresStore.put``.
 
 Both run in the same process, on the same Postgres (a fresh embedded server unless
 ``--url`` / ``DATABASE_URL`` is given), with the same embedder (local all-MiniLM-L6-v2).

@@ -1,5 +1,4 @@
-"""
-LoCoMo conversations: loading, date parsing and evidence-id repair.
+"""LoCoMo conversations: loading, date parsing and evidence-id repair.
 
 The LoCoMo JSON holds, per conversation, numbered sessions of dialogue turns (``D<session>:<n>``
 ids), one date string per session, and question-answer pairs whose ``evidence`` lists the turn
@@ -153,8 +152,7 @@ class EvidenceReport:
 
 
 def parse_session_datetime(value: str) -> datetime:
-    """
-    Parse a LoCoMo session date such as ``"1:56 pm on 8 May, 2023"``.
+    """Parse a LoCoMo session date such as ``"1:56 pm on 8 May, 2023"``.
 
     Args:
         value: The date string.
@@ -200,8 +198,7 @@ def _split_evidence(raw: Iterable[str]) -> list[str]:
 
 
 def repair_evidence_ids(raw: Sequence[str], known: set[str]) -> tuple[str, ...]:
-    """
-    Repair malformed evidence ids and keep those that name a known turn.
+    """Repair malformed evidence ids and keep those that name a known turn.
 
     Entries holding several ids (``"D8:6; D9:17"``) are split on ``;`` and ``,``; whitespace is
     removed; a stray colon after ``D`` (``"D:11:26"``) and leading zeros (``"D30:05"``) are
@@ -264,8 +261,7 @@ def _parse_question(raw_qa: Mapping[str, Any], known: set[str]) -> Question:
 
 
 def parse_locomo(raw: Sequence[Mapping[str, Any]]) -> list[Conversation]:
-    """
-    Build conversations from the parsed LoCoMo JSON (a list of samples).
+    """Build conversations from the parsed LoCoMo JSON (a list of samples).
 
     Args:
         raw: The decoded JSON document.
@@ -294,8 +290,7 @@ def parse_locomo(raw: Sequence[Mapping[str, Any]]) -> list[Conversation]:
 
 
 def load_locomo(path: str | Path) -> list[Conversation]:
-    """
-    Read a LoCoMo JSON file and parse it with :func:`parse_locomo`.
+    """Read a LoCoMo JSON file and parse it with :func:`parse_locomo`.
 
     Args:
         path: Path of the JSON file (e.g. ``locomo10.json`` or a subset of it).
@@ -309,8 +304,7 @@ def load_locomo(path: str | Path) -> list[Conversation]:
 
 
 def evidence_report(raw: Sequence[Mapping[str, Any]]) -> list[EvidenceReport]:
-    """
-    Report, per conversation, how evidence repair changed the raw ids.
+    """Report, per conversation, how evidence repair changed the raw ids.
 
     Args:
         raw: The decoded LoCoMo JSON document.

@@ -1,5 +1,4 @@
-"""
-Evidence-recall metrics under a turn budget, and a per-category aggregator.
+"""Evidence-recall metrics under a turn budget, and a per-category aggregator.
 
 A retriever returns ranked results (notes, turns, ...), each backed by one or more source turns.
 Results are compared fairly by a *turn budget* k: walk the ranking, expand every result to its
@@ -21,8 +20,7 @@ DEFAULT_KS: tuple[int, ...] = (5, 10, 20)
 
 
 def turns_within_budget(ranked_sources: Sequence[Sequence[str]], k: int) -> list[str]:
-    """
-    Collect the first ``k`` distinct source turns of a ranking.
+    """Collect the first ``k`` distinct source turns of a ranking.
 
     Args:
         ranked_sources: One entry per ranked result, best first; each lists the result's
@@ -56,8 +54,7 @@ def _evidence_set(evidence: Sequence[str]) -> set[str]:
 
 
 def recall_at_k(evidence: Sequence[str], retrieved_turns: Sequence[str]) -> float:
-    """
-    Fraction of the distinct evidence ids found among the retrieved turns.
+    """Fraction of the distinct evidence ids found among the retrieved turns.
 
     Args:
         evidence: Ground-truth turn ids (non-empty).
@@ -74,8 +71,7 @@ def recall_at_k(evidence: Sequence[str], retrieved_turns: Sequence[str]) -> floa
 
 
 def hit_at_k(evidence: Sequence[str], retrieved_turns: Sequence[str]) -> bool:
-    """
-    Whether any evidence id is among the retrieved turns.
+    """Whether any evidence id is among the retrieved turns.
 
     Args:
         evidence: Ground-truth turn ids (non-empty).
@@ -114,16 +110,14 @@ class _Sums:
 
 
 class RecallTable:
-    """
-    Accumulates per-question recall by category and reports sample-weighted means.
+    """Accumulates per-question recall by category and reports sample-weighted means.
 
     Only retrieval categories (1-4) are accepted. The overall row is the mean over all added
     questions, not the mean of category means.
     """
 
     def __init__(self, ks: Sequence[int] = DEFAULT_KS) -> None:
-        """
-        Create an empty table.
+        """Create an empty table.
 
         Args:
             ks: Turn budgets to report, strictly increasing positive integers; Hit is reported
@@ -143,8 +137,7 @@ class RecallTable:
     def add(
         self, category: int, ranked_sources: Sequence[Sequence[str]], evidence: Sequence[str]
     ) -> None:
-        """
-        Score one question's ranking and add it to its category.
+        """Score one question's ranking and add it to its category.
 
         Args:
             category: Question category (1-4).
@@ -178,8 +171,7 @@ class RecallTable:
         return RecallRow(name=name, n=n, recall=recall, hit=100.0 * sum(g.hits for g in groups) / n)
 
     def rows(self) -> list[RecallRow]:
-        """
-        One row per retrieval category (ids 1-4, in order), then ``overall``.
+        """One row per retrieval category (ids 1-4, in order), then ``overall``.
 
         Returns:
             The rows; figures are percentages.
@@ -193,8 +185,7 @@ class RecallTable:
         return {row.name: row for row in self.rows()}
 
     def format_markdown(self) -> str:
-        """
-        Render a Markdown table: a row per category and overall; columns R@k..., Hit@max, n.
+        """Render a Markdown table: a row per category and overall; columns R@k..., Hit@max, n.
 
         Returns:
             The table, percentages with one decimal (``-`` for empty categories).

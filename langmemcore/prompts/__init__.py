@@ -1,5 +1,4 @@
-"""
-The paper's LLM prompts, one module per prompt, each with a pydantic output model.
+"""The paper's LLM prompts, one module per prompt, each with a pydantic output model.
 
 Every call goes through :func:`langmemcore.prompts._call.call_structured`: the model's
 text answer is parsed as JSON into the output model; malformed output or an endpoint error

@@ -1,5 +1,4 @@
-"""
-Calling a chat model for structured output, robustly and with any ``BaseChatModel``.
+"""Calling a chat model for structured output, robustly and with any ``BaseChatModel``.
 
 The answer is read as text and the first JSON object in it is validated against a pydantic
 model, so fake chat models, OpenAI-compatible servers and providers without native
@@ -27,8 +26,7 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
 def extract_json(text: str) -> object:
-    """
-    The first JSON object or array in ``text`` (code fences allowed).
+    """The first JSON object or array in ``text`` (code fences allowed).
 
     Raises:
         LLMOutputError: If no valid JSON is found.
@@ -59,8 +57,7 @@ def _content_text(content: object) -> str:
 async def call_structured(
     llm: BaseChatModel, prompt: str, output: type[M], *, retries: int = 1
 ) -> M:
-    """
-    Ask ``llm`` and parse its answer into ``output``.
+    """Ask ``llm`` and parse its answer into ``output``.
 
     Args:
         llm: Any LangChain chat model.

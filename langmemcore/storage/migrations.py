@@ -1,5 +1,4 @@
-"""
-Programmatic alembic: upgrade, downgrade, revisions. Nothing migrates on import.
+"""Programmatic alembic: upgrade, downgrade, revisions. Nothing migrates on import.
 
 The migration scripts live in the top-level ``alembic/`` folder of the source tree and
 are shipped inside the wheel as ``langmemcore/_migrations``.
@@ -49,8 +48,7 @@ def head_revision() -> str:
 
 
 def upgrade(database: Database, *, revision: str = "head", dims: int | None = None) -> None:
-    """
-    Bring the schema to ``revision`` (``alembic upgrade``).
+    """Bring the schema to ``revision`` (``alembic upgrade``).
 
     Args:
         database: The target database.

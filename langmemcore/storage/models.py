@@ -1,5 +1,4 @@
-"""
-SQLAlchemy 2 typed models for the whole vocabulary of DESIGN.md.
+"""SQLAlchemy 2 typed models for the whole vocabulary of DESIGN.md.
 
 The models describe the tables for query building; the schema itself is owned by alembic
 (``alembic/versions``), which creates the vector columns with the dimensions chosen at

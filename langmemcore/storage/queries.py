@@ -1,5 +1,4 @@
-"""
-Pure SQL-building functions: each returns a SQLAlchemy statement, executes nothing.
+"""Pure SQL-building functions: each returns a SQLAlchemy statement, executes nothing.
 
 Every statement filters by namespace first. They are tested by compiling them, without a
 database; :mod:`langmemcore.storage.repository` executes them.
@@ -72,8 +71,7 @@ ACTIVE = "active"
 
 
 def namespace_prefix_filter(column: Any, prefix_text: str) -> ColumnElement[bool]:
-    """
-    Match ``column`` equal to ``prefix_text`` or strictly below it (``'a'``, ``'a.*'``).
+    """Match ``column`` equal to ``prefix_text`` or strictly below it (``'a'``, ``'a.*'``).
 
     ``('a',)`` never matches ``('ab',)``: the prefix must be followed by a ``"."``.
     """
@@ -357,8 +355,7 @@ def gate_candidates(
     k: int,
     keyword_k: int,
 ) -> Select:
-    """
-    Candidate notes for the gate: the ``k`` nearest active notes plus the ``keyword_k``
+    """Candidate notes for the gate: the ``k`` nearest active notes plus the ``keyword_k``
     newest active notes sharing a keyword; with similarity and source count.
     """
     nearest = (

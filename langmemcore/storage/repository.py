@@ -1,5 +1,4 @@
-"""
-Thin async execution layer over :mod:`langmemcore.storage.queries`.
+"""Thin async execution layer over :mod:`langmemcore.storage.queries`.
 
 A :class:`Repository` is bound to one ``AsyncSession`` (one transaction); open it with
 :meth:`Repository.open`. Every method takes the namespace as a tuple, validates it and
@@ -39,8 +38,7 @@ DEFAULT_MAX_OBSERVATION_CHARS = 1_000_000
 
 @dataclass(frozen=True)
 class ObservationRecord:
-    """
-    An observation as stored, and whether this call created it.
+    """An observation as stored, and whether this call created it.
 
     Attributes:
         id: Database id.
@@ -75,8 +73,7 @@ def content_hash(text: str) -> str:
 
 
 def validate_text(text: object, *, max_chars: int, what: str = "observation") -> str:
-    """
-    Refuse text that cannot be stored whole.
+    """Refuse text that cannot be stored whole.
 
     Raises:
         InvalidInputError: If ``text`` is not a string, is blank, contains NUL bytes
@@ -97,8 +94,7 @@ def validate_text(text: object, *, max_chars: int, what: str = "observation") ->
 
 
 class Repository:
-    """
-    Namespace-scoped data access within one transaction.
+    """Namespace-scoped data access within one transaction.
 
     Args:
         session: The transaction's session.
@@ -125,8 +121,7 @@ class Repository:
         metadata: dict[str, Any] | None = None,
         max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
     ) -> ObservationRecord:
-        """
-        Insert an observation, idempotently on (namespace, key).
+        """Insert an observation, idempotently on (namespace, key).
 
         Raises:
             InvalidInputError: Empty, oversized or unstorable text, or an empty key.

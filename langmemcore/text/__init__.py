@@ -1,5 +1,4 @@
-"""
-Deterministic, dependency-free text analysis for the offline write and read paths.
+"""Deterministic, dependency-free text analysis for the offline write and read paths.
 
 Used by the offline ingest (observation -> note draft: keywords, entities, denoised
 context, resolved times) and the offline query decomposition (topic, keywords, entities,

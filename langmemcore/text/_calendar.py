@@ -92,8 +92,7 @@ def _season_instance(season: str, year: int) -> tuple[date, date]:
 
 
 def season_span(season: str, ref: date, direction: int) -> tuple[date, date]:
-    """
-    Resolve "last / this / next <season>" against a reference day.
+    """Resolve "last / this / next <season>" against a reference day.
 
     Args:
         season: ``"spring"``, ``"summer"``, ``"autumn"``, ``"fall"`` or ``"winter"``.
@@ -115,8 +114,7 @@ def season_span(season: str, ref: date, direction: int) -> tuple[date, date]:
 
 
 def closest_year_date(ref: date, month: int, day: int) -> date:
-    """
-    The date with this month and day nearest to ``ref`` (previous, same or next year).
+    """The date with this month and day nearest to ``ref`` (previous, same or next year).
 
     Raises:
         ValueError: No year makes the month and day valid (e.g. 31 April).
@@ -138,8 +136,7 @@ def format_day(day: date) -> str:
 
 
 def format_interval(start: date, end: date) -> str:
-    """
-    Compact inclusive interval: ``"7 May 2023"``, ``"1-7 May 2023"``,
+    """Compact inclusive interval: ``"7 May 2023"``, ``"1-7 May 2023"``,
     ``"29 May - 4 June 2023"`` or ``"29 December 2022 - 4 January 2023"``.
     """
     if start == end:
@@ -200,8 +197,7 @@ def weekday_shift(ref: date, weekday: int, direction: int) -> date:
 
 
 def relative_span(qualifier: str, unit: str, ref: date, tense: int) -> tuple[date, date, str]:
-    """
-    Resolve "<last|this|next> <unit>" where unit is a period, season, weekday or month.
+    """Resolve "<last|this|next> <unit>" where unit is a period, season, weekday or month.
 
     Args:
         qualifier: A key of :data:`DIRECTIONS` ("last", "this", "next", "this past", ...).

@@ -1,5 +1,4 @@
-"""
-Word lists behind the offline text analysis (private; no logic beyond building sets).
+"""Word lists behind the offline text analysis (private; no logic beyond building sets).
 
 Every list is a whitespace-separated string turned into a ``frozenset`` at import time, so
 lookups are O(1) and the module stays compact. Lists are lowercase and hand-curated for
@@ -61,9 +60,9 @@ _FUNCTION_EXTRA = """i me my mine myself you your yours yourself yourselves he h
 
 FILLERS = word_set(
     """hey hi hello hiya howdy yo wow woah whoa woohoo wooho yay yippee aww aw awww oh ohh ooh
-    ah ahh ahh uh um umm hmm hm huh eh oops oof ouch ugh phew yikes gosh geez jeez omg lol
-    lmao haha hahaha hehe xd yep yup yeah yea nah nope yess thanks thank thx ty congrats
-    congratulations cheers bye goodbye cya please pls sorry welcome dude buddy pal bro sis
+    hah heh meh welp ah ahh uh um umm hmm hm huh eh oops oof ouch ugh phew yikes gosh geez
+    jeez omg lol lmao haha hahaha hehe xd yep yup yeah yea nah nope yess thanks thank thx ty
+    congrats congratulations cheers bye goodbye cya please pls sorry welcome dude buddy pal bro sis
     hun hon dear mate guys btw imo tbh fyi idk ikr np brb ttyl xoxo hooray bravo kudos amen
     agreed"""
 )
@@ -87,6 +86,7 @@ WEAK_ADJECTIVES = word_set(
     brave cozy comfy lovely gorgeous adorable precious pleasant solid fresh deep dear
     wild crazy chill simple basic common general usual normal regular various several
     recent current past future latest first last next final early late ok alright similar
+    right wrong
     entire certain particular actual whole extra worth heartbreaking"""
 )
 
@@ -163,6 +163,9 @@ NOUN_VERBS = word_set(
     project protest rate rock score sail seat shape sketch sort spark spot stretch style
     surprise tour trade train trust turn use vacation voice wave workout
     exercise network interview journal farm tutor donate answer call text post type value
+    stop ride shoot sleep treat touch push catch check chat deal struggle figure spread
+    stick fire sign stand stay win share meet kick smell shake steal invite pass wait find
+    embrace notice strike
     offer balance hang sound mention impact effect benefit fund focus hope"""
 )
 
@@ -361,7 +364,12 @@ RELATIVE_QUALIFIERS = word_set("last this next every each that past coming previ
 
 GENERIC_HEADS = word_set("thing things stuff lot lots bit kind sort way one ones type part")
 
-ADJECTIVE_SUFFIXES = ("ful", "ous", "less", "able", "ible")
+# Evaluative-leaning suffixes: trimmed from phrases like the weak adjectives ("helpful").
+ADJECTIVE_SUFFIXES = ("ful", "ous")
+
+# Descriptive-leaning suffixes: kept in phrases ("affordable housing", "homeless
+# shelter") but never a keyword alone.
+PLAIN_ADJECTIVE_SUFFIXES = ("able", "ible", "less")
 
 SUFFIX_NOUNS = word_set(
     """table cable vegetable fable stable label bible timetable constable turntable
@@ -392,3 +400,9 @@ PLAIN_ADJECTIVES = word_set(
 )
 
 COPULAS = word_set("be been being is am are was were i'm you're we're they're he's she's it's")
+
+ICS_FIELDS = word_set(
+    """politics physics mathematics economics athletics gymnastics ethics aerobics acoustics
+    genetics linguistics logistics statistics electronics mechanics robotics analytics
+    aesthetics dynamics semantics phonetics optics ceramics olympics"""
+)

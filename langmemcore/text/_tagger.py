@@ -1,5 +1,4 @@
-"""
-Word-list tagger behind the offline keyword extraction (private).
+"""Word-list tagger behind the offline keyword extraction (private).
 
 Tags: ``N`` noun, ``P`` proper noun, ``G`` gerund, ``M`` participle used as a modifier,
 ``J`` adjective, ``V`` verb, ``A`` adverb, ``T`` time word, ``D`` number, ``S`` function
@@ -103,8 +102,7 @@ VERB_FORMS = _build_verb_forms()
 
 
 class Tok:
-    """
-    One token with its tag; tags: N noun, P proper, G gerund, M participle modifier,
+    """One token with its tag; tags: N noun, P proper, G gerund, M participle modifier,
     J adjective, X noun-or-verb (resolved to N or V), E participle (resolved to M or V),
     V verb, A adverb, T time word, D number, S function word, F interjection,
     ``.`` sentence end, ``,`` other punctuation.
@@ -294,8 +292,7 @@ def _qualified(prev: Tok | None) -> bool:
 
 
 def _verb_slot(toks: list[Tok], i: int) -> bool:
-    """
-    Whether an unknown word sits where only a verb fits: "does Melanie ~",
+    """Whether an unknown word sits where only a verb fits: "does Melanie ~",
     "the colors really ~".
     """
     j = _skip_adverbs(toks, i)

@@ -1,5 +1,4 @@
-"""
-Offline keyword and entity extraction (the deterministic semantic-ingestion step).
+"""Offline keyword and entity extraction (the deterministic semantic-ingestion step).
 
 No model and no part-of-speech tagger: a word list driven tagger (function words,
 interjections, verbs with their inflections, adverbs, evaluative adjectives, time words)
@@ -86,6 +85,8 @@ def _breaks(toks: list[Tok], cur: list[int], i: int, speaker_low: str) -> bool:
             or last.low == speaker_low
             or (before is not None and before.low in lx.AUXILIARIES)
         )
+    if tok.tag == "J" and last.tag == "N" and last.low.endswith("s"):
+        return not last.low.endswith("ss")
     if last.tag == "G" and len(cur) == 1:
         return not noun_context(toks[cur[0] - 1] if cur[0] else None)
     return False
@@ -120,8 +121,7 @@ def extract_keywords_and_entities(
     max_keywords: int = 8,
     include_vocatives: bool = True,
 ) -> tuple[list[str], list[str]]:
-    """
-    Run the extraction once and return both keywords and entities.
+    """Run the extraction once and return both keywords and entities.
 
     Args:
         text: Raw text (one turn, one query).
@@ -202,6 +202,8 @@ def _add_phrase(toks: list[Tok], chunk: list[int], add: _Adder) -> None:
         tok = toks[words[0]]
         if tok.low in _NOT_TOPICAL or tok.low in lx.PLAIN_ADJECTIVES or len(tok.low) < 3:
             return
+        if tok.low.endswith(lx.PLAIN_ADJECTIVE_SUFFIXES) and tok.low not in lx.SUFFIX_NOUNS:
+            return
         score = 0.4 if tok.low in lx.ABSTRACT_NOUNS else 1.1 if tok.tag == "G" else 1.0
         add(normalize_keyword(tok.surface), score, words[0])
         return
@@ -211,8 +213,7 @@ def _add_phrase(toks: list[Tok], chunk: list[int], add: _Adder) -> None:
 
 
 def extract_keywords(text: str, *, speaker: str | None = None, max_keywords: int = 8) -> list[str]:
-    """
-    Extract normalised keywords from a text, most salient first.
+    """Extract normalised keywords from a text, most salient first.
 
     Args:
         text: Raw text, e.g. one conversation turn or a question.
@@ -228,8 +229,7 @@ def extract_keywords(text: str, *, speaker: str | None = None, max_keywords: int
 
 
 def extract_entities(text: str, *, include_vocatives: bool = True) -> list[str]:
-    """
-    Extract proper-noun names (people, places, organisations) in surface form.
+    """Extract proper-noun names (people, places, organisations) in surface form.
 
     Args:
         text: Raw text.
@@ -244,8 +244,7 @@ def extract_entities(text: str, *, include_vocatives: bool = True) -> list[str]:
 
 
 def lookup_verb(word: str) -> tuple[str, str] | None:
-    """
-    Look a lowercase word up in the verb table.
+    """Look a lowercase word up in the verb table.
 
     Args:
         word: A lowercase word.
@@ -259,8 +258,7 @@ def lookup_verb(word: str) -> tuple[str, str] | None:
 
 
 def topic_words(text: str) -> list[tuple[str, str, str]]:
-    """
-    Content words of a text in order, as ``(surface, lemma, tag)`` triples.
+    """Content words of a text in order, as ``(surface, lemma, tag)`` triples.
 
     Keeps nouns, names, gerunds, modifiers and non-light verbs; drops function words,
     auxiliaries, light verbs ("go", "do", "make"), evaluative adjectives, adverbs, time

@@ -1,5 +1,4 @@
-"""
-Offline note drafts and query decomposition built on the text analysers.
+"""Offline note drafts and query decomposition built on the text analysers.
 
 :func:`analyze_observation` is the deterministic replacement of the paper's
 semantic-ingestion prompt (keywords + a self-contained factual context);
@@ -115,8 +114,7 @@ def _agree(word: str) -> str:
 
 
 def resolve_first_person(text: str, speaker: str | None) -> str:
-    """
-    Replace first-person singular pronouns with the speaker's name.
+    """Replace first-person singular pronouns with the speaker's name.
 
     ``I`` / ``me`` / ``myself`` become the name, ``my`` / ``mine`` its possessive
     (``"Melanie's"``); ``I'm`` / ``I've`` / ``I'll`` / ``I'd`` expand to ``is`` / ``has`` /
@@ -174,8 +172,7 @@ def _annotate(text: str, spans: list[TimeSpan]) -> str:
 def analyze_observation(
     text: str, *, speaker: str | None, event_time: datetime | None, max_keywords: int = 8
 ) -> NoteDraftText:
-    """
-    Build the text side of a note draft from one observation, without an LLM.
+    """Build the text side of a note draft from one observation, without an LLM.
 
     Args:
         text: The observation text (e.g. one conversation turn).
@@ -208,8 +205,7 @@ def analyze_observation(
 
 
 def analyze_query(query: str, reference: datetime | None = None) -> QueryAnalysis:
-    """
-    Decompose a query offline into topic, keywords, entities and times.
+    """Decompose a query offline into topic, keywords, entities and times.
 
     Args:
         query: The question, e.g. "When did Caroline go to the LGBTQ support group?".

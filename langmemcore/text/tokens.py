@@ -1,5 +1,4 @@
-"""
-Tokenisation, stopwords and canonical keyword forms.
+"""Tokenisation, stopwords and canonical keyword forms.
 
 Conventions used by the whole ``langmemcore.text`` package:
 
@@ -22,6 +21,7 @@ import re
 from langmemcore.text._lexicon import (
     ES_STEMS,
     FILLERS,
+    ICS_FIELDS,
     IE_NOUNS,
     INVARIANT,
     MEN_COMPOUNDS,
@@ -91,8 +91,7 @@ _IS_SINGULAR_SUFFIXES = ("sis", "itis", "xis")
 
 
 def fold_apostrophes(text: str) -> str:
-    """
-    Replace typographic apostrophes and backticks with ``'``.
+    """Replace typographic apostrophes and backticks with ``'``.
 
     Args:
         text: Any text.
@@ -104,8 +103,7 @@ def fold_apostrophes(text: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    """
-    Split text into lowercase word tokens.
+    """Split text into lowercase word tokens.
 
     Contractions and possessives stay whole (``"I'm"`` -> ``"i'm"``, ``"kids'"`` ->
     ``"kids"``); any other non-word character separates tokens, so hyphenated words split
@@ -121,8 +119,7 @@ def tokenize(text: str) -> list[str]:
 
 
 def singularize(word: str) -> str:
-    """
-    Return the singular of a lowercase English noun, leaving non-plurals alone.
+    """Return the singular of a lowercase English noun, leaving non-plurals alone.
 
     Rule-based and conservative: irregular plurals (``children``), ``-ies`` (``stories``
     -> ``story`` but ``movies`` -> ``movie``), ``-ves`` (``wolves`` -> ``wolf``), sibilant
@@ -145,7 +142,7 @@ def singularize(word: str) -> str:
         return word
     if word in INVARIANT or word in S_FINAL_NAMES:
         return word
-    if word.endswith(("ss", "us", "ics")):
+    if word.endswith(("ss", "us")) or word in ICS_FIELDS:
         return word
     if word.endswith("is"):
         return word if word.endswith(_IS_SINGULAR_SUFFIXES) else word[:-1]
@@ -188,8 +185,7 @@ def _singular_es(word: str) -> str:
 
 
 def normalize_keyword(phrase: str) -> str:
-    """
-    Return the canonical database key of a keyword phrase.
+    """Return the canonical database key of a keyword phrase.
 
     Lowercases, folds apostrophes, drops possessive ``'s``, turns every other
     non-alphanumeric character (hyphens included) into a space, ``&`` into ``and``,
@@ -218,8 +214,7 @@ def normalize_keyword(phrase: str) -> str:
 
 
 def content_terms(text: str) -> list[str]:
-    """
-    Return the normalised content words of a text, in order, duplicates kept.
+    """Return the normalised content words of a text, in order, duplicates kept.
 
     Stopwords and interjections are dropped; possessive ``'s`` is stripped and each term
     singularised (``"Melanie's paintings"`` -> ``["melanie", "painting"]``). Numbers stay.

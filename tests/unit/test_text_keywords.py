@@ -57,6 +57,9 @@ def test_evaluative_adjectives_are_trimmed() -> None:
 
 def test_descriptive_modifiers_are_kept() -> None:
     assert "transgender story" in extract_keywords("The transgender stories were inspiring.")
+    assert "homeless shelter" in extract_keywords("I volunteered at a homeless shelter.")
+    assert extract_keywords("We need more affordable housing.") == ["affordable housing"]
+    assert extract_keywords("The pottery is affordable.") == ["pottery"]
 
 
 def test_names_of_other_people_are_keywords() -> None:

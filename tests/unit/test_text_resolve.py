@@ -6,12 +6,15 @@ import dataclasses
 from datetime import date, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from langmemcore.text import (
     NoteDraftText,
     QueryAnalysis,
     analyze_observation,
     analyze_query,
+    normalize_keyword,
     resolve_first_person,
 )
 
@@ -181,3 +184,15 @@ def test_query_without_content_words_falls_back_to_the_text() -> None:
     analysis = analyze_query("How?")
     assert analysis.topic == "How"
     assert analysis.keywords == ()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=120), st.sampled_from([None, "Melanie", "Jon Smith"]))
+def test_analysis_never_fails_and_keywords_are_canonical(text: str, speaker: str | None) -> None:
+    draft = analyze_observation(text, speaker=speaker, event_time=SESSION)
+    assert all(keyword and normalize_keyword(keyword) == keyword for keyword in draft.keywords)
+    assert len(set(draft.keywords)) == len(draft.keywords) <= 8
+    assert draft.context.endswith("(on 8 May 2023)")
+    query = analyze_query(text, SESSION)
+    assert all(keyword and normalize_keyword(keyword) == keyword for keyword in query.keywords)
+    assert len(query.topic.split()) <= max(8, len(text.split()))

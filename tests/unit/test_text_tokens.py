@@ -73,6 +73,8 @@ def test_tokenize_empty_and_punctuation_only() -> None:
         ("photos", "photo"),
         ("dinosaurs", "dinosaur"),
         ("agencies", "agency"),
+        ("picnics", "picnic"),
+        ("comics", "comic"),
     ],
 )
 def test_singularize_plurals(plural: str, singular: str) -> None:
@@ -96,6 +98,7 @@ def test_singularize_plurals(plural: str, singular: str) -> None:
         "pants",
         "yes",
         "famous",
+        "politics",
         "physics",
         "90s",
     ],
