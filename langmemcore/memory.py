@@ -17,11 +17,12 @@ from langchain_core.language_models import BaseChatModel
 from sqlalchemy import func, select
 
 from langmemcore._bridge import run_sync
-from langmemcore._errors import ConfigurationError
+from langmemcore._errors import ConfigurationError, ObservationConflictError
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import ProgressLike, progress_callback
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction.apply import ApplyResult
+from langmemcore.construction.gate import NoteDraft
 from langmemcore.construction.graph import ConstructionContext, build_construction_graph
 from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
 from langmemcore.construction.topics import TopicSummary, evolve_topics
@@ -83,6 +84,7 @@ class Memory:
         )
         self._graph = build_construction_graph()
         self._background: set[asyncio.Task[Any]] = set()
+        self._since_topics: dict[tuple[str, ...], int] = {}
 
     @classmethod
     async def aopen(
@@ -159,7 +161,7 @@ class Memory:
             {"namespace": ns, "observation": observation}, context=self._context
         )
         result: ApplyResult = state["result"]
-        if result.operation != "unchanged" and await self._topics_due(ns):
+        if await self._topics_due(ns, result):
             if wait_for_topics:
                 await self.aevolve_topics(ns)
             else:
@@ -196,39 +198,77 @@ class Memory:
         topics: list[TopicSummary] = []
         for start in range(0, len(items), batch_size):
             batch = items[start : start + batch_size]
-            drafts = await make_drafts(batch, self.embeddings, self.config, self.llm)
-            await self._context.keywords.vectors([k for d in drafts for k in d.keywords])
-            for observation, draft in zip(batch, drafts, strict=True):
-                state = await self._graph.ainvoke(
-                    {"namespace": ns, "observation": observation, "draft": draft},
-                    context=self._context,
-                )
-                results.append(state["result"])
-                if state["result"].operation != "unchanged" and await self._topics_due(ns):
-                    topics.append(await self.aevolve_topics(ns))
+            stored, drafts = await self._prepare_batch(ns, batch)
+            for observation in batch:
+                if observation.key in stored:
+                    results.append(self._unchanged(ns, observation, stored[observation.key]))
+                else:
+                    state = await self._graph.ainvoke(
+                        {
+                            "namespace": ns,
+                            "observation": observation,
+                            "draft": drafts[observation.key],
+                            "known_new": True,
+                        },
+                        context=self._context,
+                    )
+                    results.append(state["result"])
+                    if await self._topics_due(ns, state["result"]):
+                        topics.append(await self.aevolve_topics(ns))
                 if report:
                     report(len(results), len(items))
         if any(r.operation != "unchanged" for r in results):
             topics.append(await self.aevolve_topics(ns))
         return IngestReport(tuple(results), tuple(topics))
 
-    async def _topics_due(self, namespace: Sequence[str]) -> bool:
-        every = self.config.topic_every
-        if every <= 0:
-            return False
-        ns = ".".join(namespace)
+    async def _prepare_batch(
+        self, namespace: tuple[str, ...], batch: list[ObservationIn]
+    ) -> tuple[dict[str, str], dict[str, NoteDraft]]:
+        """Stored hashes of the batch's keys and drafts of the new ones (embedded in one
+        batch). Drafts depend only on the observations, never on memory, so drafting ahead
+        changes nothing in what gets stored.
+        """
         async with Repository.open(self.database) as repo:
-            last = await repo.session.scalar(
-                select(func.max(Topic.created_at)).where(Topic.namespace == ns)
+            stored = await repo.observation_hashes(namespace, [o.key for o in batch])
+        fresh = [o for o in batch if o.key not in stored]
+        made = await make_drafts(fresh, self.embeddings, self.config, self.llm)
+        await self._context.keywords.vectors([k for d in made for k in d.keywords])
+        return stored, dict(zip((o.key for o in fresh), made, strict=True))
+
+    @staticmethod
+    def _unchanged(
+        namespace: tuple[str, ...], observation: ObservationIn, stored_hash: str
+    ) -> ApplyResult:
+        if stored_hash != content_hash(observation.text):
+            raise ObservationConflictError(
+                f"observation {observation.key!r} already exists in {namespace} with "
+                "different content; observations are immutable"
             )
-            newer = select(func.count()).where(Note.namespace == ns, Note.status == "active")
-            if last is not None:
-                newer = newer.where(Note.created_at > last)
-            return int(await repo.session.scalar(newer) or 0) >= every
+        return ApplyResult("unchanged", 0, None, (), (), "already ingested")
+
+    async def _topics_due(self, namespace: tuple[str, ...], result: ApplyResult) -> bool:
+        """Count new notes per namespace (from the database once, then in process)."""
+        every = self.config.topic_every
+        if every <= 0 or result.operation == "unchanged":
+            return False
+        if namespace not in self._since_topics:
+            ns = ".".join(namespace)
+            async with Repository.open(self.database) as repo:
+                last = await repo.session.scalar(
+                    select(func.max(Topic.created_at)).where(Topic.namespace == ns)
+                )
+                newer = select(func.count()).where(Note.namespace == ns, Note.status == "active")
+                if last is not None:
+                    newer = newer.where(Note.created_at > last)
+                self._since_topics[namespace] = int(await repo.session.scalar(newer) or 0)
+        elif result.operation == "append":
+            self._since_topics[namespace] += 1
+        return self._since_topics[namespace] >= every
 
     async def aevolve_topics(self, namespace: Sequence[str]) -> TopicSummary:
         """Recompute the namespace's topic groups now."""
         ns = validate_namespace(namespace)
+        self._since_topics[ns] = 0
         async with Repository.open(self.database) as repo:
             return await evolve_topics(
                 repo,

@@ -184,12 +184,14 @@ async def apply_observation(
     keyword_ids = await repo.upsert_keywords(
         namespace, [(k, keyword_vectors[k]) for k in draft.keywords]
     )
-    lineage_ids: list[int] = []
     merged = None
     if merge is not None:
         merged = await _try_merge(repo, namespace, merge, draft, record.id, max_sources, reason)
+    lineage_rows: list[dict[str, Any]] = []
+    lineage_ids: list[int] = []
     if merged is not None:
-        note_id, lineage_id = merged
+        note_id, merge_lineage = merged
+        lineage_ids.append(merge_lineage)
         operation = "merge"
     else:
         note_id = await repo.insert_note(
@@ -201,52 +203,50 @@ async def apply_observation(
             event_time=draft.event_time,
             origin=draft.origin,
         )
-        lineage_id = await repo.append_lineage(
-            namespace,
-            "append",
-            observation_id=record.id,
-            note_id=note_id,
-            after={"context": draft.context, "keywords": list(draft.keywords)},
-            reason=reason,
+        lineage_rows.append(
+            {
+                "operation": "append",
+                "observation_id": record.id,
+                "note_id": note_id,
+                "after": {"context": draft.context, "keywords": list(draft.keywords)},
+                "reason": reason,
+            }
         )
         operation = "append"
-    lineage_ids.append(lineage_id)
     await repo.attach_keywords(namespace, note_id, list(keyword_ids.values()))
-    edge_ids = []
-    for link in links:
-        if link.note_id == note_id or not await _is_active(repo, namespace, link.note_id):
-            continue
-        edge_id = await repo.add_edge(
-            namespace,
-            note_id,
-            link.note_id,
-            relation=link.relation,
-            strength=link.strength,
-            tag=link.tag,
-            reason=link.reason,
-        )
-        edge_ids.append(edge_id)
-        lineage_ids.append(
-            await repo.append_lineage(
-                namespace,
-                "link",
-                observation_id=record.id,
-                note_id=note_id,
-                after={
+    by_target = {link.note_id: link for link in links}
+    edges = await repo.add_edges(
+        namespace,
+        note_id,
+        [
+            {
+                "target_id": link.note_id,
+                "relation": link.relation,
+                "strength": link.strength,
+                "tag": link.tag,
+                "reason": link.reason,
+            }
+            for link in links
+        ],
+    )
+    for edge_id, target in edges:
+        link = by_target[target]
+        lineage_rows.append(
+            {
+                "operation": "link",
+                "observation_id": record.id,
+                "note_id": note_id,
+                "after": {
                     "edge_id": edge_id,
-                    "target_id": link.note_id,
+                    "target_id": target,
                     "relation": link.relation,
                     "strength": link.strength,
                     "tag": link.tag,
                 },
-                reason=link.reason,
-            )
+                "reason": link.reason,
+            }
         )
-    return ApplyResult(operation, record.id, note_id, tuple(edge_ids), tuple(lineage_ids), reason)
-
-
-async def _is_active(repo: Repository, namespace: Sequence[str], note_id: int) -> bool:
-    status = await repo.session.scalar(
-        select(Note.status).where(Note.namespace == ".".join(namespace), Note.id == note_id)
+    lineage_ids.extend(await repo.append_lineages(namespace, lineage_rows))
+    return ApplyResult(
+        operation, record.id, note_id, tuple(e for e, _t in edges), tuple(lineage_ids), reason
     )
-    return status == "active"

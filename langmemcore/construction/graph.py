@@ -69,6 +69,7 @@ class ConstructionState(TypedDict, total=False):
     candidates: list[Candidate]
     gate: GateResult
     result: ApplyResult
+    known_new: bool
     evolve_topics: bool
     topics: TopicSummary
 
@@ -77,10 +78,16 @@ Ctx = Runtime[ConstructionContext]
 
 
 async def ingest(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
-    """Skip an already-ingested key; otherwise draft the note (unless given)."""
+    """Skip an already-ingested key; otherwise draft the note (unless given).
+
+    A caller that already checked the key (bulk ingest) sets ``known_new``; the apply
+    step's insert stays idempotent either way.
+    """
     ctx, obs = runtime.context, state["observation"]
-    async with Repository.open(ctx.database) as repo:
-        existing = await repo.observation(state["namespace"], obs.key)
+    existing = None
+    if not state.get("known_new"):
+        async with Repository.open(ctx.database) as repo:
+            existing = await repo.observation(state["namespace"], obs.key)
     if existing is not None:
         if existing.content_hash != content_hash(obs.text):
             raise ObservationConflictError(

@@ -89,9 +89,7 @@ class Database:
         loop = asyncio.get_running_loop()
         engine = self._engines.get(loop)
         if engine is None:
-            engine = create_async_engine(
-                self.url, pool_size=self.pool_size, max_overflow=10, pool_pre_ping=True
-            )
+            engine = create_async_engine(self.url, pool_size=self.pool_size, max_overflow=10)
             self._engines[loop] = engine
         return engine
 

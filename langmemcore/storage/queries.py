@@ -291,14 +291,21 @@ def delete_note_sources(namespace: str, note_id: int) -> Delete:
     )
 
 
-def upsert_keywords(namespace: str, rows: Sequence[tuple[str, Sequence[float]]]) -> Insert:
-    """Insert keywords that do not exist yet; returns (``id``, ``name``) of new ones."""
-    return (
+def upsert_keywords(namespace: str, rows: Sequence[tuple[str, Sequence[float]]]) -> Select:
+    """Insert the keywords that do not exist yet and return (``id``, ``name``) of all of
+    them, new and existing, in one statement.
+    """
+    inserted = (
         pg_insert(Keyword)
         .values([{"namespace": namespace, "name": n, "embedding": list(v)} for n, v in rows])
         .on_conflict_do_nothing(constraint="uq_keywords_namespace_name")
         .returning(Keyword.id, Keyword.name)
+        .cte("inserted")
     )
+    existing = select(Keyword.id, Keyword.name).where(
+        Keyword.namespace == namespace, Keyword.name.in_([n for n, _ in rows])
+    )
+    return select(inserted.c.id, inserted.c.name).union_all(existing)  # type: ignore[return-value]
 
 
 def lineage_entry(

@@ -14,14 +14,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from langmemcore._errors import InvalidInputError, ObservationConflictError
 from langmemcore._namespace import encode_namespace
 from langmemcore.storage import queries as q
 from langmemcore.storage.database import Database
-from langmemcore.storage.models import Edge, Item, Note, NoteKeyword, NoteSource, Observation
+from langmemcore.storage.models import (
+    Edge,
+    Item,
+    Lineage,
+    Note,
+    NoteKeyword,
+    NoteSource,
+    Observation,
+)
 
 __all__ = [
     "DEFAULT_MAX_OBSERVATION_CHARS",
@@ -175,55 +184,56 @@ class Repository:
     ) -> int:
         """Insert an active note with its sources; returns the note id."""
         ns = encode_namespace(namespace)
-        note = Note(
-            namespace=ns,
-            context=context,
-            embedding=list(embedding),
-            keywords=list(keywords),
-            event_time=event_time,
-            confidence=confidence,
-            origin=origin,
+        note_id = int(
+            (
+                await self.session.execute(
+                    insert(Note)
+                    .values(
+                        namespace=ns,
+                        context=context,
+                        embedding=list(embedding),
+                        keywords=list(keywords),
+                        event_time=event_time,
+                        confidence=confidence,
+                        origin=origin,
+                    )
+                    .returning(Note.id)
+                )
+            ).scalar_one()
         )
-        self.session.add(note)
-        await self.session.flush()
-        self.session.add_all(
-            NoteSource(namespace=ns, note_id=note.id, observation_id=s) for s in source_ids
-        )
-        await self.session.flush()
-        return note.id
+        if source_ids:
+            await self.session.execute(
+                insert(NoteSource),
+                [{"namespace": ns, "note_id": note_id, "observation_id": s} for s in source_ids],
+            )
+        return note_id
 
     async def upsert_keywords(
         self, namespace: Sequence[str], rows: Sequence[tuple[str, Sequence[float]]]
     ) -> dict[str, int]:
         """Ensure keywords exist; returns name -> id for every name in ``rows``."""
-        ns = encode_namespace(namespace)
         if not rows:
             return {}
-        ids = {name: kid for kid, name in (await self.session.execute(q.upsert_keywords(ns, rows)))}
-        missing = [name for name, _ in rows if name not in ids]
-        if missing:
-            found = await self.session.execute(q.keyword_ids_by_name(ns, missing))
-            ids.update({name: kid for kid, name in found})
-        return ids
+        stmt = q.upsert_keywords(encode_namespace(namespace), rows)
+        return {name: kid for kid, name in await self.session.execute(stmt)}
 
     async def attach_keywords(
         self, namespace: Sequence[str], note_id: int, keyword_ids: Sequence[int]
     ) -> None:
         """Associate keywords with a note (existing associations are kept)."""
+        if not keyword_ids:
+            return
         ns = encode_namespace(namespace)
-        existing = set(
-            await self.session.scalars(
-                select(NoteKeyword.keyword_id).where(
-                    NoteKeyword.namespace == ns, NoteKeyword.note_id == note_id
-                )
+        await self.session.execute(
+            pg_insert(NoteKeyword)
+            .values(
+                [
+                    {"namespace": ns, "note_id": note_id, "keyword_id": k}
+                    for k in dict.fromkeys(keyword_ids)
+                ]
             )
+            .on_conflict_do_nothing()
         )
-        self.session.add_all(
-            NoteKeyword(namespace=ns, note_id=note_id, keyword_id=k)
-            for k in dict.fromkeys(keyword_ids)
-            if k not in existing
-        )
-        await self.session.flush()
 
     async def add_edge(
         self,
@@ -398,3 +408,77 @@ class Repository:
         """The observation stored under ``key``, or ``None``."""
         stmt = q.observation_by_key(encode_namespace(namespace), key)
         return (await self.session.scalars(stmt)).one_or_none()
+
+    async def add_edges(
+        self, namespace: Sequence[str], source_id: int, links: Sequence[dict[str, Any]]
+    ) -> list[tuple[int, int]]:
+        """Insert edges from ``source_id`` to each link's ``target_id`` that is still an
+        active note; returns (edge id, target id) of the edges created, in link order.
+
+        Each link dict carries ``target_id``, ``relation``, ``strength``, ``tag``, ``reason``.
+        """
+        if not links:
+            return []
+        ns = encode_namespace(namespace)
+        active = set(
+            await self.session.scalars(
+                select(Note.id).where(
+                    Note.namespace == ns,
+                    Note.status == "active",
+                    Note.id.in_([link["target_id"] for link in links]),
+                )
+            )
+        )
+        rows = [
+            {"namespace": ns, "source_id": source_id, **link}
+            for link in links
+            if link["target_id"] in active and link["target_id"] != source_id
+        ]
+        if not rows:
+            return []
+        created = await self.session.execute(
+            insert(Edge).returning(Edge.id, Edge.target_id, sort_by_parameter_order=True), rows
+        )
+        return [(int(i), int(t)) for i, t in created]
+
+    async def append_lineages(
+        self, namespace: Sequence[str], rows: Sequence[dict[str, Any]]
+    ) -> list[int]:
+        """Append several lineage rows in one statement; returns their ids in order.
+
+        Each dict carries ``operation`` and optionally ``observation_id``, ``note_id``,
+        ``before``, ``after``, ``reason``.
+        """
+        if not rows:
+            return []
+        ns = encode_namespace(namespace)
+        full = [
+            {
+                "namespace": ns,
+                "observation_id": None,
+                "note_id": None,
+                "before": None,
+                "after": None,
+                "reason": None,
+                **row,
+            }
+            for row in rows
+        ]
+        created = await self.session.execute(
+            insert(Lineage).returning(Lineage.id, sort_by_parameter_order=True), full
+        )
+        return [int(i) for i in created.scalars()]
+
+    async def observation_hashes(
+        self, namespace: Sequence[str], keys: Sequence[str]
+    ) -> dict[str, str]:
+        """Content hashes of the observations stored under ``keys`` (missing keys left out)."""
+        if not keys:
+            return {}
+        rows = await self.session.execute(
+            select(Observation.key, Observation.content_hash).where(
+                Observation.namespace == encode_namespace(namespace),
+                Observation.key.in_(list(keys)),
+            )
+        )
+        return {k: h for k, h in rows}

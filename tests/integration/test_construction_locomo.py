@@ -1,0 +1,82 @@
+"""Acceptance of the construction graph on the LoCoMo dev split, offline."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from langmemcore.config import ConstructionConfig
+from langmemcore.construction.ingest import draft_texts
+from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.eval.bench_ingest import conversation_observations
+from langmemcore.eval.locomo import Conversation, load_locomo
+from langmemcore.memory import Memory
+from langmemcore.storage import Database, Repository
+from langmemcore.storage.models import Lineage
+from tests.conftest import REPO_ROOT
+from tests.integration.memory_state import snapshot
+
+LOCOMO = Path(os.environ.get("LOCOMO_PATH", REPO_ROOT.parent / "shared/data/locomo-dev.json"))
+
+
+@pytest.fixture(scope="module")
+def conversations() -> list[Conversation]:
+    if not LOCOMO.is_file():
+        pytest.fail(f"LoCoMo dev data not found at {LOCOMO} (set LOCOMO_PATH)")
+    return load_locomo(LOCOMO)
+
+
+async def test_locomo_dev_builds_a_consistent_memory_and_undoes_cleanly(
+    database: Database,
+    embeddings: LocalEmbeddings,
+    ns: tuple[str, ...],
+    conversations: list[Conversation],
+) -> None:
+    config = ConstructionConfig()
+    memory = Memory(database, embeddings, config=config)
+    totals = {"merge": 0, "append": 0, "links": 0}
+    for conversation in conversations:
+        namespace = (*ns, conversation.sample_id)
+        observations = conversation_observations(conversation)
+        report = await memory.aingest_many(namespace, observations)
+        totals["merge"] += report.count("merge")
+        totals["append"] += report.count("append")
+        totals["links"] += report.links
+        state = await snapshot(database, namespace)
+        covered = {
+            k for keys, _c, _kw, status, _o in state["notes"] if status == "active" for k in keys
+        }
+        assert covered == {o.key for o in observations}
+        assert state["topics"]
+        assert all(
+            config.topic_min_size <= size <= config.topic_max_size
+            for _label, size, _m in state["topics"]
+        )
+    assert totals["merge"] > 0 and totals["append"] > 0 and totals["links"] > 0
+
+    for conversation in conversations:
+        namespace = (*ns, conversation.sample_id)
+        observations = conversation_observations(conversation)
+        async with Repository.open(database) as repo:
+            rows = list(
+                await repo.session.scalars(
+                    select(Lineage.id)
+                    .where(Lineage.namespace == ".".join(namespace))
+                    .order_by(Lineage.id.desc())
+                )
+            )
+        for row in rows:
+            await memory.aundo(namespace, row)
+        drafts = await draft_texts(observations, config)
+        original = {o.key: d.context for o, d in zip(observations, drafts, strict=True)}
+        state = await snapshot(database, namespace)
+        active = sorted(
+            (keys, context)
+            for keys, context, _kw, status, _o in state["notes"]
+            if status == "active"
+        )
+        assert active == sorted(((k,), c) for k, c in original.items())
+        assert state["edges"] == []
