@@ -124,3 +124,12 @@ def test_plain_alembic_upgrade_head_works(fresh_database_url: str) -> None:
     assert result.returncode == 0, result.stderr
     tables, _ = catalog(fresh_database_url)
     assert tables >= TABLES
+
+
+def test_opening_memory_on_a_schema_behind_head_names_the_command(
+    fresh_database_url: str,
+) -> None:
+    from langmemcore.memory import Memory
+
+    with pytest.raises(MigrationRequiredError, match="langmemcore migrate"):
+        asyncio.run(Memory.aopen(fresh_database_url))
