@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from sqlalchemy import func, select
 
 from langmemcore._bridge import run_sync
-from langmemcore._errors import ConfigurationError, ObservationConflictError
+from langmemcore._errors import ConfigurationError
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import ProgressLike, progress_callback
 from langmemcore.config import ConstructionConfig
@@ -30,7 +30,12 @@ from langmemcore.construction.undo import undo_lineage, unmerge_note
 from langmemcore.embeddings import EmbeddingsLike, embedding_dims, resolve_embeddings
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import Note, Topic
-from langmemcore.storage.repository import Repository, content_hash, validate_text
+from langmemcore.storage.repository import (
+    Repository,
+    content_hash,
+    ensure_same_content,
+    validate_text,
+)
 
 __all__ = ["IngestReport", "Memory"]
 
@@ -239,11 +244,7 @@ class Memory:
     def _unchanged(
         namespace: tuple[str, ...], observation: ObservationIn, stored_hash: str
     ) -> ApplyResult:
-        if stored_hash != content_hash(observation.text):
-            raise ObservationConflictError(
-                f"observation {observation.key!r} already exists in {namespace} with "
-                "different content; observations are immutable"
-            )
+        ensure_same_content(namespace, observation.key, stored_hash, observation.text)
         return ApplyResult("unchanged", 0, None, (), (), "already ingested")
 
     async def _topics_due(self, namespace: tuple[str, ...], result: ApplyResult) -> bool:

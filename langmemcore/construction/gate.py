@@ -178,33 +178,14 @@ def judge(draft: NoteDraft, candidate: Candidate, config: ConstructionConfig) ->
     relation = detect_relation(draft.context, candidate.context, strength)
     basis = f"cosine {candidate.similarity:.2f}, keyword overlap {overlap:.2f}"
     if relation == "conflicts" and strength >= config.link_threshold:
-        return Decision(
-            candidate.note_id,
-            "link",
-            relation,
-            strength,
-            f"conflicting ({basis}): opposite polarity",
-            _tag(draft, candidate),
-        )
-    if strength >= config.merge_threshold:
-        return Decision(
-            candidate.note_id,
-            "merge",
-            relation,
-            strength,
-            f"redundant ({basis})",
-            _tag(draft, candidate),
-        )
-    if strength >= config.link_threshold:
-        return Decision(
-            candidate.note_id,
-            "link",
-            relation,
-            strength,
-            f"complementary ({basis})",
-            _tag(draft, candidate),
-        )
-    return Decision(candidate.note_id, "append", relation, strength, f"distinct ({basis})")
+        operation, why = "link", f"conflicting ({basis}): opposite polarity"
+    elif strength >= config.merge_threshold:
+        operation, why = "merge", f"redundant ({basis})"
+    elif strength >= config.link_threshold:
+        operation, why = "link", f"complementary ({basis})"
+    else:
+        return Decision(candidate.note_id, "append", relation, strength, f"distinct ({basis})")
+    return Decision(candidate.note_id, operation, relation, strength, why, _tag(draft, candidate))
 
 
 def decide(

@@ -17,7 +17,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-from langmemcore._errors import LLMOutputError, LLMUnavailableError, ObservationConflictError
+from langmemcore._errors import LLMOutputError, LLMUnavailableError
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction.apply import ApplyResult, MergePlan, apply_observation
 from langmemcore.construction.gate import (
@@ -34,7 +34,7 @@ from langmemcore.construction.topics import TopicSummary, evolve_topics
 from langmemcore.prompts import call_structured
 from langmemcore.prompts.gating import GateJudgement, render_gate_prompt
 from langmemcore.storage.database import Database
-from langmemcore.storage.repository import Repository, content_hash
+from langmemcore.storage.repository import Repository, ensure_same_content
 
 __all__ = ["ConstructionContext", "ConstructionState", "build_construction_graph"]
 
@@ -89,11 +89,7 @@ async def ingest(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
         async with Repository.open(ctx.database) as repo:
             existing = await repo.observation(state["namespace"], obs.key)
     if existing is not None:
-        if existing.content_hash != content_hash(obs.text):
-            raise ObservationConflictError(
-                f"observation {obs.key!r} already exists in {state['namespace']} with "
-                "different content; observations are immutable"
-            )
+        ensure_same_content(state["namespace"], obs.key, existing.content_hash, obs.text)
         return {"result": ApplyResult("unchanged", existing.id, None, (), (), "already ingested")}
     if "draft" in state:
         return {}
@@ -150,15 +146,17 @@ async def gate(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
                 keyword_k=config.keyword_candidates,
             )
         candidates = [Candidate(i, c, tuple(kw), s, n) for i, c, kw, s, n in rows]
-    verdicts: list[Decision] = []
-    merged: dict[int, str] = {}
+    offline = {c.note_id: judge(draft, c, config) for c in candidates}
     low, high = config.ambiguous_band
-    ambiguous = [c for c in candidates if low <= judge(draft, c, config).strength < high]
+    ambiguous = [c for c in candidates if low <= offline[c.note_id].strength < high]
+    merged: dict[int, str] = {}
     if ctx.llm is not None and ambiguous:
         try:
-            verdicts, merged = await _llm_verdicts(ctx, state["observation"], draft, ambiguous)
+            answers, merged = await _llm_verdicts(ctx, state["observation"], draft, ambiguous)
+            offline.update((v.note_id, v) for v in answers)
         except (LLMOutputError, LLMUnavailableError) as exc:
             _log.warning("gate prompt failed, deciding offline: %s", exc)
+    verdicts = list(offline.values())
     result = decide(draft, candidates, config, verdicts)
     if result.target is not None and result.target in merged:
         result = GateResult(

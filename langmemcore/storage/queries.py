@@ -21,6 +21,7 @@ from sqlalchemy import (
     cast,
     delete,
     func,
+    insert,
     literal_column,
     or_,
     select,
@@ -52,7 +53,8 @@ __all__ = [
     "items_under_prefix",
     "upsert_item",
     "keyword_ids_by_name",
-    "lineage_entry",
+    "insert_edges",
+    "insert_lineages",
     "namespace_prefix_filter",
     "nearest_keywords",
     "nearest_notes",
@@ -308,30 +310,14 @@ def upsert_keywords(namespace: str, rows: Sequence[tuple[str, Sequence[float]]])
     return select(inserted.c.id, inserted.c.name).union_all(existing)  # type: ignore[return-value]
 
 
-def lineage_entry(
-    namespace: str,
-    operation: str,
-    *,
-    observation_id: int | None,
-    note_id: int | None,
-    before: dict[str, Any] | None,
-    after: dict[str, Any] | None,
-    reason: str | None,
-) -> Insert:
-    """Append one lineage row; returns its id."""
-    return (
-        pg_insert(Lineage)
-        .values(
-            namespace=namespace,
-            operation=operation,
-            observation_id=observation_id,
-            note_id=note_id,
-            before=before,
-            after=after,
-            reason=reason,
-        )
-        .returning(Lineage.id)
-    )
+def insert_lineages() -> Insert:
+    """Insert lineage rows (executemany); returns their ids in parameter order."""
+    return insert(Lineage).returning(Lineage.id, sort_by_parameter_order=True)
+
+
+def insert_edges() -> Insert:
+    """Insert edges (executemany); returns (``id``, ``target_id``) in parameter order."""
+    return insert(Edge).returning(Edge.id, Edge.target_id, sort_by_parameter_order=True)
 
 
 def upsert_item(namespace: str, key: str, value: dict[str, Any]) -> Insert:

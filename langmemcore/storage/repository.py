@@ -25,7 +25,6 @@ from langmemcore.storage.database import Database
 from langmemcore.storage.models import (
     Edge,
     Item,
-    Lineage,
     Note,
     NoteKeyword,
     NoteSource,
@@ -38,6 +37,7 @@ __all__ = [
     "Repository",
     "Scored",
     "content_hash",
+    "ensure_same_content",
     "validate_text",
 ]
 
@@ -79,6 +79,19 @@ class Scored:
 def content_hash(text: str) -> str:
     """SHA-256 hex digest of a text."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def ensure_same_content(namespace: Sequence[str], key: str, stored_hash: str, text: str) -> None:
+    """Refuse a second, different text under an existing observation key.
+
+    Raises:
+        ObservationConflictError: ``text`` differs from what is stored under ``key``.
+    """
+    if stored_hash != content_hash(text):
+        raise ObservationConflictError(
+            f"observation {key!r} already exists in {tuple(namespace)} with different "
+            "content; observations are immutable"
+        )
 
 
 def validate_text(text: object, *, max_chars: int, what: str = "observation") -> str:
@@ -155,11 +168,7 @@ class Repository:
         if new_id is not None:
             return ObservationRecord(new_id, key, content, digest, speaker, event_time, True)
         existing = (await self.session.scalars(q.observation_by_key(ns, key))).one()
-        if existing.content_hash != digest:
-            raise ObservationConflictError(
-                f"observation {key!r} already exists in {tuple(namespace)} with different "
-                "content; observations are immutable"
-            )
+        ensure_same_content(namespace, key, existing.content_hash, content)
         return ObservationRecord(
             existing.id,
             key,
@@ -234,31 +243,6 @@ class Repository:
             )
             .on_conflict_do_nothing()
         )
-
-    async def add_edge(
-        self,
-        namespace: Sequence[str],
-        source_id: int,
-        target_id: int,
-        *,
-        relation: str,
-        strength: float,
-        tag: str | None = None,
-        reason: str | None = None,
-    ) -> int:
-        """Insert a note <-> note edge; returns its id."""
-        edge = Edge(
-            namespace=encode_namespace(namespace),
-            source_id=source_id,
-            target_id=target_id,
-            relation=relation,
-            strength=strength,
-            tag=tag,
-            reason=reason,
-        )
-        self.session.add(edge)
-        await self.session.flush()
-        return edge.id
 
     async def nearest_notes(
         self, namespace: Sequence[str], vector: Sequence[float], k: int
@@ -363,17 +347,16 @@ class Repository:
         after: dict[str, Any] | None = None,
         reason: str | None = None,
     ) -> int:
-        """Append a lineage row; returns its id."""
-        stmt = q.lineage_entry(
-            encode_namespace(namespace),
-            operation,
-            observation_id=observation_id,
-            note_id=note_id,
-            before=before,
-            after=after,
-            reason=reason,
-        )
-        return int((await self.session.execute(stmt)).scalar_one())
+        """Append one lineage row; returns its id."""
+        row = {
+            "operation": operation,
+            "observation_id": observation_id,
+            "note_id": note_id,
+            "before": before,
+            "after": after,
+            "reason": reason,
+        }
+        return (await self.append_lineages(namespace, [row]))[0]
 
     async def put_item(self, namespace: Sequence[str], key: str, value: dict[str, Any]) -> None:
         """Insert or replace a store item (``created_at`` survives a replace)."""
@@ -436,9 +419,7 @@ class Repository:
         ]
         if not rows:
             return []
-        created = await self.session.execute(
-            insert(Edge).returning(Edge.id, Edge.target_id, sort_by_parameter_order=True), rows
-        )
+        created = await self.session.execute(q.insert_edges(), rows)
         return [(int(i), int(t)) for i, t in created]
 
     async def append_lineages(
@@ -464,9 +445,7 @@ class Repository:
             }
             for row in rows
         ]
-        created = await self.session.execute(
-            insert(Lineage).returning(Lineage.id, sort_by_parameter_order=True), full
-        )
+        created = await self.session.execute(q.insert_lineages(), full)
         return [int(i) for i in created.scalars()]
 
     async def observation_hashes(

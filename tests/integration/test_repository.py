@@ -152,7 +152,19 @@ async def test_keywords_edges_topics_lineage(
         await repo.attach_keywords(ns, notes[0], [kw["support group"]])
         await repo.attach_keywords(ns, notes[2], [kw["adoption agency"], kw["support group"]])
         await repo.attach_keywords(ns, notes[1], [kw["sunrise painting"]])
-        edge = await repo.add_edge(ns, notes[0], notes[2], relation="related_to", strength=0.6)
+        [(edge, _target)] = await repo.add_edges(
+            ns,
+            notes[0],
+            [
+                {
+                    "target_id": notes[2],
+                    "relation": "related_to",
+                    "strength": 0.6,
+                    "tag": None,
+                    "reason": None,
+                }
+            ],
+        )
         lineage = await repo.append_lineage(ns, "link", note_id=notes[0], after={"edge": edge})
     async with Repository.open(database) as repo:
         by_kw = await repo.notes_by_keywords(ns, ["support group", "adoption agency"])
