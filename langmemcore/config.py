@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from langmemcore._errors import ConfigurationError
 from langmemcore.storage.repository import DEFAULT_MAX_OBSERVATION_CHARS
 
-__all__ = ["ConstructionConfig"]
+__all__ = ["CHANNELS", "ConstructionConfig", "RetrievalConfig"]
 
 
 @dataclass(frozen=True)
@@ -85,3 +85,66 @@ class ConstructionConfig:
             )
         if not 1 <= self.topic_min_size <= self.topic_max_size:
             raise ConfigurationError("topic sizes must satisfy 1 <= min <= max")
+
+
+CHANNELS = ("topic", "keyword", "neighbour", "vector", "fulltext", "time")
+"""Every retrieval channel, in the order they are reported."""
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """How a query finds its evidence. Defaults follow MemCoRe section 3.1."""
+
+    channels: tuple[str, ...] = CHANNELS
+    """Channels that run; drop one to reproduce the paper's ablations."""
+
+    weights: tuple[tuple[str, float], ...] = (
+        ("topic", 0.5),
+        ("keyword", 1.0),
+        ("neighbour", 0.6),
+        ("vector", 1.0),
+        ("fulltext", 1.0),
+        ("time", 0.8),
+    )
+    """Weight of each channel in reciprocal rank fusion."""
+
+    k_topic: int = 3
+    """Topics taken by centroid similarity (K_topic)."""
+
+    k_key: int = 10
+    """Keywords taken per query entity by embedding similarity (K_key)."""
+
+    k_final: int = 20
+    """Notes returned (K_final)."""
+
+    depth: int = 40
+    """Notes each channel ranks at most."""
+
+    rrf_k: int = 60
+    """Rank offset of reciprocal rank fusion."""
+
+    anchors: int = 5
+    """Best vector / keyword notes whose edges the neighbour channel follows."""
+
+    keyword_min_similarity: float = 0.5
+    """Keywords less similar than this to a query entity are not used."""
+
+    max_rounds: int = 3
+    """Rounds of iterative evidence refinement at most (1 disables the loop)."""
+
+    subquery_weight: float = 0.5
+    """Weight of a sub-query round's rankings relative to the first round."""
+
+    sufficiency_top: int = 10
+    """Fused notes the offline sufficiency test reads."""
+
+    def weight(self, channel: str) -> float:
+        """Fusion weight of ``channel`` (0 for unknown ones)."""
+        return dict(self.weights).get(channel, 0.0)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.channels) - set(CHANNELS)
+        if unknown:
+            raise ConfigurationError(f"unknown retrieval channels: {sorted(unknown)}")
+        if self.max_rounds < 1 or self.k_final < 1:
+            raise ConfigurationError("max_rounds and k_final must be at least 1")

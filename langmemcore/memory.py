@@ -17,10 +17,10 @@ from langchain_core.language_models import BaseChatModel
 from sqlalchemy import func, select
 
 from langmemcore._bridge import run_sync
-from langmemcore._errors import ConfigurationError
+from langmemcore._errors import ConfigurationError, InvalidInputError
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import ProgressLike, progress_callback
-from langmemcore.config import ConstructionConfig
+from langmemcore.config import ConstructionConfig, RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
 from langmemcore.construction.gate import NoteDraft
 from langmemcore.construction.graph import ConstructionContext, build_construction_graph
@@ -28,6 +28,7 @@ from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make
 from langmemcore.construction.topics import TopicSummary, evolve_topics
 from langmemcore.construction.undo import undo_lineage, unmerge_note
 from langmemcore.embeddings import EmbeddingsLike, embedding_dims, resolve_embeddings
+from langmemcore.retrieval import RetrievalContext, RetrievedNote, build_retrieval_graph
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import Note, Topic
 from langmemcore.storage.repository import (
@@ -68,8 +69,10 @@ class Memory:
     Args:
         database: The database (schema at head).
         embeddings: The embedder (its dimensions must match the schema's).
-        llm: Optional chat model for ingestion and the gate's ambiguous band.
+        llm: Optional chat model for ingestion, the gate's ambiguous band, query
+            decomposition and the sufficiency loop.
         config: Construction settings.
+        retrieval: Retrieval settings.
     """
 
     def __init__(
@@ -79,6 +82,7 @@ class Memory:
         *,
         llm: BaseChatModel | None = None,
         config: ConstructionConfig | None = None,
+        retrieval: RetrievalConfig | None = None,
     ) -> None:
         self.database = database
         self.embeddings = embeddings
@@ -87,7 +91,9 @@ class Memory:
         self._context = ConstructionContext(
             database, embeddings, KeywordEmbedder(embeddings), self.config, llm
         )
+        self.retrieval = retrieval or RetrievalConfig()
         self._graph = build_construction_graph()
+        self._retrieval_graph = build_retrieval_graph()
         self._background: set[asyncio.Task[Any]] = set()
         self._since_topics: dict[tuple[str, ...], int] = {}
 
@@ -99,6 +105,7 @@ class Memory:
         embeddings: EmbeddingsLike = None,
         llm: BaseChatModel | None = None,
         config: ConstructionConfig | None = None,
+        retrieval: RetrievalConfig | None = None,
     ) -> Memory:
         """Open memory on ``url`` (else ``DATABASE_URL``, else the embedded server).
 
@@ -115,7 +122,7 @@ class Memory:
                 f"the schema stores {dims}-dimensional vectors but the embedder makes "
                 f"{actual}; use a matching embedder or a database migrated with --dims {actual}"
             )
-        return cls(database, embedder, llm=llm, config=config)
+        return cls(database, embedder, llm=llm, config=config, retrieval=retrieval)
 
     @classmethod
     def open(cls, url: str | None = None, **kwargs: Any) -> Memory:
@@ -290,6 +297,44 @@ class Memory:
         ns = validate_namespace(namespace)
         async with Repository.open(self.database) as repo:
             return await unmerge_note(repo, ns, note_id)
+
+    async def asearch(
+        self,
+        namespace: Sequence[str],
+        query: str,
+        *,
+        k: int | None = None,
+        token_budget: int | None = None,
+        config: RetrievalConfig | None = None,
+    ) -> list[RetrievedNote]:
+        """Find the evidence for ``query``: decompose -> channels -> fuse -> refine -> pack.
+
+        Args:
+            namespace: Where to search.
+            query: The question.
+            k: Notes returned at most (default ``k_final``).
+            token_budget: Stop packing notes past this many (estimated) tokens.
+            config: Retrieval settings for this call (default: the memory's).
+
+        Returns:
+            Notes in rank order with their sources, channels and scores.
+        """
+        ns = validate_namespace(namespace)
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("query text is empty")
+        context = RetrievalContext(
+            self.database, self.embeddings, config or self.retrieval, self.llm
+        )
+        state = await self._retrieval_graph.ainvoke(
+            {"namespace": ns, "query": query, "k": k, "token_budget": token_budget},
+            context=context,
+        )
+        results: list[RetrievedNote] = state["results"]
+        return results
+
+    def search(self, namespace: Sequence[str], query: str, **kwargs: Any) -> list[RetrievedNote]:
+        """Sync twin of :meth:`asearch`."""
+        return run_sync(self.asearch(namespace, query, **kwargs))
 
     async def aflush(self) -> None:
         """Wait for background work (topic evolution) started by :meth:`aingest`."""

@@ -1,0 +1,70 @@
+"""MemCoRe's iterative evidence refinement prompts (appendix C.2.2): the sufficiency
+evaluator (JSON) and the sub-query generator (plain text, ``None`` when done).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+__all__ = ["Sufficiency", "parse_subquery", "render_subquery_prompt", "render_sufficiency_prompt"]
+
+SUFFICIENCY = """You are a reflector agent that evaluates whether the current context and \
+answer is sufficient to answer a question.
+Question: {question}
+Current Context and Current Answer: {context}
+Evaluate whether the provided context and answer contains enough information to answer the \
+question comprehensively. If the context and answer is insufficient, identify what specific \
+information is missing.
+Output Format (JSON): {{"sufficient": true or false, "missing_info": "description of \
+missing information", "confidence": 0.0 to 1.0}}"""
+
+SUBQUERY = """You are a Query Evolution Agent. Your goal is to decompose a complex user \
+question into a specific, actionable sub-query to retrieve missing information from a \
+Knowledge Graph.
+Original Question: "{query_str}"
+Current Known Information (Context): {context_str}
+History of Reasoning Steps (Q&A): {prev_reasoning}
+CRITICAL: The Reflector Agent has identified the following MISSING INFORMATION needed to \
+answer the main question: {missing_info}
+Task: Based on the "Missing Information" and "History", formulate the NEXT single \
+sub-question to retrieve this missing info. The sub-question must be specific. It should act \
+as a search query for the next hop. If we have enough information to answer the main \
+question, return 'None'.
+Sub-question:"""
+
+
+class Sufficiency(BaseModel):
+    """The sufficiency evaluator's JSON answer."""
+
+    sufficient: bool
+    """Whether the evidence answers the question."""
+
+    missing_info: str = ""
+    """What is missing, in words."""
+
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    """The evaluator's confidence."""
+
+
+def render_sufficiency_prompt(question: str, context: str) -> str:
+    """Fill the sufficiency prompt."""
+    return SUFFICIENCY.format(question=question, context=context)
+
+
+def render_subquery_prompt(query: str, context: str, history: str, missing: str) -> str:
+    """Fill the sub-query prompt."""
+    return SUBQUERY.format(
+        query_str=query,
+        context_str=context,
+        prev_reasoning=history or "(none)",
+        missing_info=missing,
+    )
+
+
+def parse_subquery(text: str) -> str | None:
+    """The sub-question in the model's answer, or ``None`` when it says none is needed."""
+    line = next((ln.strip() for ln in text.strip().splitlines() if ln.strip()), "")
+    line = line.removeprefix("Sub-question:").strip().strip('"').strip()
+    if not line or line.lower().rstrip(".") in {"none", "null", "n/a"}:
+        return None
+    return line

@@ -1,0 +1,248 @@
+"""The retrieval channels: each fetches what it needs, then ranks notes with a pure function.
+
+- **topic**: top ``k_topic`` topics by centroid similarity to the query's topic
+  description -> their notes (coarsest level of the hierarchy);
+- **keyword**: top ``k_key`` keywords per query entity by embedding similarity -> the notes
+  carrying them (entity level);
+- **neighbour**: 1-hop along edges from the anchors (best vector and keyword notes),
+  weighted by anchor score x edge strength (associative level);
+- **vector**: dense similarity of note contexts to the query;
+- **fulltext**: Postgres full text over note contexts (any query term);
+- **time**: notes whose event time falls in a date or period the query names.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+from sqlalchemy import select
+
+from langmemcore.config import RetrievalConfig
+from langmemcore.retrieval.fusion import ChannelRanking
+from langmemcore.storage.database import Database
+from langmemcore.storage.models import NoteKeyword
+from langmemcore.storage.repository import Repository, Scored
+from langmemcore.text import TimeMention
+
+__all__ = [
+    "CHANNEL_FUNCTIONS",
+    "QueryPlan",
+    "rank_by_keywords",
+    "rank_neighbours",
+    "rank_topics",
+    "run_channel",
+]
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """A (sub-)query decomposed and embedded, ready for the channels.
+
+    Attributes:
+        text: The query text.
+        topic: Topic description.
+        keywords: Normalised keywords / entities.
+        times: Dates and periods it names.
+        vector: Embedding of ``text``.
+        topic_vector: Embedding of ``topic``.
+        keyword_vectors: Embedding of each keyword, in order.
+        round: Refinement round (0 = the original query).
+    """
+
+    text: str
+    topic: str
+    keywords: tuple[str, ...]
+    times: tuple[TimeMention, ...]
+    vector: tuple[float, ...]
+    topic_vector: tuple[float, ...]
+    keyword_vectors: tuple[tuple[float, ...], ...]
+    round: int = 0
+
+
+def rank_by_keywords(
+    matches: Sequence[Sequence[tuple[int, float]]],
+    note_keywords: Mapping[int, Sequence[int]],
+    limit: int,
+) -> list[int]:
+    """Rank notes by how well they cover the query's entities.
+
+    Args:
+        matches: Per query entity, the matched keyword ids with their similarity.
+        note_keywords: Note id -> keyword ids it carries (notes carrying any match).
+        limit: Notes returned at most.
+
+    Returns:
+        Notes by the sum over entities of their best matching keyword's similarity.
+    """
+    score: dict[int, float] = defaultdict(float)
+    for entity in matches:
+        similarity = dict(entity)
+        for note_id, keyword_ids in note_keywords.items():
+            best = max((similarity.get(k, 0.0) for k in keyword_ids), default=0.0)
+            score[note_id] += best
+    ranked = sorted((n for n in score if score[n] > 0), key=lambda n: (-score[n], -n))
+    return ranked[:limit]
+
+
+def rank_topics(
+    topics: Sequence[Scored], members: Mapping[int, Sequence[Scored]], limit: int
+) -> list[int]:
+    """Rank the notes of the nearest topics: topic similarity x share of topic keywords."""
+    score: dict[int, float] = defaultdict(float)
+    for topic in topics:
+        notes = members.get(topic.id, [])
+        most = max((n.score for n in notes), default=1.0)
+        for note in notes:
+            score[note.id] = max(score[note.id], topic.score * note.score / most)
+    return sorted(score, key=lambda n: (-score[n], -n))[:limit]
+
+
+def rank_neighbours(
+    anchors: Sequence[Scored],
+    edges: Sequence[tuple[int, int, float]],
+    limit: int,
+) -> list[int]:
+    """Rank the 1-hop neighbours of the anchors by sum of anchor score x edge strength.
+
+    Args:
+        anchors: Anchor notes with their (positive) scores.
+        edges: ``(source, target, strength)`` edges touching the anchors.
+        limit: Notes returned at most.
+    """
+    weight = {a.id: a.score for a in anchors}
+    score: dict[int, float] = defaultdict(float)
+    for source, target, strength in edges:
+        for anchor, other in ((source, target), (target, source)):
+            if anchor in weight:
+                score[other] += weight[anchor] * strength
+    ranked = sorted(score, key=lambda n: (-score[n], n))
+    return ranked[:limit]
+
+
+async def _keyword_matches(
+    repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
+) -> list[list[tuple[int, float]]]:
+    matches = []
+    for vector in plan.keyword_vectors:
+        found = await repo.nearest_keywords(ns, vector, config.k_key)
+        matches.append([(i, s) for i, _n, s in found if s >= config.keyword_min_similarity])
+    return matches
+
+
+async def _note_keywords(
+    repo: Repository, ns: tuple[str, ...], keyword_ids: set[int]
+) -> dict[int, list[int]]:
+    if not keyword_ids:
+        return {}
+    rows = await repo.session.execute(
+        select(NoteKeyword.note_id, NoteKeyword.keyword_id).where(
+            NoteKeyword.namespace == ".".join(ns), NoteKeyword.keyword_id.in_(keyword_ids)
+        )
+    )
+    result: dict[int, list[int]] = defaultdict(list)
+    for note_id, keyword_id in rows:
+        result[note_id].append(keyword_id)
+    active = {s.id for s in await repo.notes_by_keyword_ids(ns, list(keyword_ids))}
+    return {n: k for n, k in result.items() if n in active}
+
+
+async def keyword_channel(
+    repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
+) -> list[int]:
+    """Entity-level access through the keyword layer."""
+    matches = await _keyword_matches(repo, ns, plan, config)
+    ids = {k for entity in matches for k, _s in entity}
+    return rank_by_keywords(matches, await _note_keywords(repo, ns, ids), config.depth)
+
+
+async def topic_channel(
+    repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
+) -> list[int]:
+    """Thematic entry through the topic groups."""
+    topics = await repo.nearest_topics(ns, plan.topic_vector, config.k_topic)
+    members = await repo.topic_notes(ns, [t.id for t in topics])
+    return rank_topics(topics, members, config.depth)
+
+
+async def neighbour_channel(
+    repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
+) -> list[int]:
+    """Associative expansion: 1 hop along edges from the best vector and keyword notes."""
+    nearest = await repo.nearest_notes(ns, plan.vector, config.anchors)
+    by_keyword = await keyword_channel(repo, ns, plan, config)
+    anchors = {s.id: max(s.score, 0.0) for s in nearest}
+    for position, note_id in enumerate(by_keyword[: config.anchors]):
+        anchors[note_id] = max(anchors.get(note_id, 0.0), 1.0 / (position + 2))
+    scored = [Scored(i, s) for i, s in anchors.items()]
+    edges = await repo.edges_of(ns, list(anchors))
+    triples = [(e.source_id, e.target_id, e.strength) for e in edges]
+    active = {
+        n.id
+        for n in await repo.get_notes(
+            ns, [t for _s, t, _w in triples] + [s for s, _t, _w in triples]
+        )
+        if n.status == "active"
+    }
+    ranked = rank_neighbours(scored, triples, config.depth + len(anchors))
+    return [n for n in ranked if n in active and n not in anchors][: config.depth]
+
+
+async def vector_channel(
+    repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
+) -> list[int]:
+    """Dense similarity of note contexts to the query."""
+    return [s.id for s in await repo.nearest_notes(ns, plan.vector, config.depth)]
+
+
+async def fulltext_channel(
+    repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
+) -> list[int]:
+    """Postgres full text over note contexts."""
+    return [s.id for s in await repo.fulltext_notes(ns, plan.text, config.depth)]
+
+
+def _day_start(day: date) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+async def time_channel(
+    repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
+) -> list[int]:
+    """Notes whose event time falls within a date or period the query names."""
+    found: list[int] = []
+    for mention in plan.times:
+        start = _day_start(mention.start)
+        end = _day_start(mention.end) + timedelta(days=1)
+        found.extend(await repo.notes_in_time_range(ns, start, end, config.depth))
+    return list(dict.fromkeys(found))[: config.depth]
+
+
+ChannelFunction = Callable[
+    [Repository, tuple[str, ...], QueryPlan, RetrievalConfig], Awaitable[list[int]]
+]
+
+CHANNEL_FUNCTIONS: dict[str, ChannelFunction] = {
+    "topic": topic_channel,
+    "keyword": keyword_channel,
+    "neighbour": neighbour_channel,
+    "vector": vector_channel,
+    "fulltext": fulltext_channel,
+    "time": time_channel,
+}
+
+
+async def run_channel(
+    database: Database,
+    channel: str,
+    namespace: tuple[str, ...],
+    plan: QueryPlan,
+    config: RetrievalConfig,
+) -> ChannelRanking:
+    """Run one channel in its own read transaction and weight its ranking."""
+    async with Repository.open(database) as repo:
+        note_ids = await CHANNEL_FUNCTIONS[channel](repo, namespace, plan, config)
+    weight = config.weight(channel) * (config.subquery_weight if plan.round else 1.0)
+    return ChannelRanking(channel, tuple(note_ids), weight, plan.round)

@@ -1,0 +1,64 @@
+"""Weighted reciprocal rank fusion with per-channel attribution (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["ChannelRanking", "Fused", "fuse"]
+
+
+@dataclass(frozen=True)
+class ChannelRanking:
+    """One channel's ranking of notes for one (sub-)query.
+
+    Attributes:
+        channel: The channel's name.
+        note_ids: Notes, best first.
+        weight: The channel's fusion weight (already scaled for sub-query rounds).
+        round: The refinement round that produced it (0 for the original query).
+    """
+
+    channel: str
+    note_ids: tuple[int, ...]
+    weight: float
+    round: int = 0
+
+
+@dataclass(frozen=True)
+class Fused:
+    """A note after fusion.
+
+    Attributes:
+        note_id: The note.
+        score: Its fused score (higher is better).
+        ranks: Channel -> best (1-based) rank it had there.
+    """
+
+    note_id: int
+    score: float
+    ranks: dict[str, int] = field(default_factory=dict)
+
+
+def fuse(rankings: Sequence[ChannelRanking], rrf_k: int = 60) -> list[Fused]:
+    """Fuse rankings: ``score(n) = sum_c weight_c / (rrf_k + rank_c(n))``.
+
+    Args:
+        rankings: Channel rankings (several rounds may contribute).
+        rrf_k: Rank offset.
+
+    Returns:
+        Every ranked note, best first (ties broken by note id); each keeps the best rank
+        it got in each channel.
+    """
+    scores: dict[int, float] = {}
+    ranks: dict[int, dict[str, int]] = {}
+    for ranking in rankings:
+        if ranking.weight <= 0:
+            continue
+        for position, note_id in enumerate(dict.fromkeys(ranking.note_ids), start=1):
+            scores[note_id] = scores.get(note_id, 0.0) + ranking.weight / (rrf_k + position)
+            seen = ranks.setdefault(note_id, {})
+            seen[ranking.channel] = min(seen.get(ranking.channel, position), position)
+    order = sorted(scores, key=lambda n: (-scores[n], n))
+    return [Fused(n, scores[n], ranks[n]) for n in order]

@@ -1,0 +1,197 @@
+"""The retrieval graph:
+``decompose -> channels (Send fan-out) -> fuse -> [sufficiency -> refine -> channels]* -> pack``.
+
+Dependencies (database, embedder, LLM, settings) reach the nodes through LangGraph's
+runtime context (:class:`RetrievalContext`). Channel rankings accumulate across rounds, so
+the evidence pool never shrinks: a sub-query's notes join the fusion with a lower weight.
+"""
+
+from __future__ import annotations
+
+import logging
+import operator
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypedDict
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from langmemcore._errors import LLMOutputError, LLMUnavailableError
+from langmemcore.config import RetrievalConfig
+from langmemcore.retrieval.channels import QueryPlan, run_channel
+from langmemcore.retrieval.decompose import plan_query
+from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
+from langmemcore.retrieval.pack import RetrievedNote, pack_notes
+from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
+from langmemcore.storage.database import Database
+from langmemcore.storage.repository import Repository
+
+__all__ = ["RetrievalContext", "RetrievalState", "build_retrieval_graph"]
+
+_log = logging.getLogger("langmemcore.retrieval")
+
+
+@dataclass
+class RetrievalContext:
+    """Dependencies of the retrieval graph's nodes (LangGraph runtime context).
+
+    Attributes:
+        database: Where memory lives.
+        embeddings: Embedder of queries.
+        config: Retrieval settings.
+        llm: Optional chat model for decomposition and the sufficiency loop.
+    """
+
+    database: Database
+    embeddings: Embeddings
+    config: RetrievalConfig
+    llm: BaseChatModel | None = None
+
+
+class RetrievalState(TypedDict, total=False):
+    """State flowing through the retrieval graph."""
+
+    namespace: tuple[str, ...]
+    query: str
+    k: int
+    token_budget: int | None
+    channels: tuple[str, ...]
+    channel: str
+    plan: QueryPlan
+    current: QueryPlan
+    asked: list[str]
+    rankings: Annotated[list[ChannelRanking], operator.add]
+    fused: list[Fused]
+    sufficient: bool
+    missing: str
+    subquery: str | None
+    results: list[RetrievedNote]
+
+
+Ctx = Runtime[RetrievalContext]
+
+
+async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
+    """Decompose and embed the query."""
+    ctx = runtime.context
+    plan = await plan_query(state["query"], ctx.embeddings, llm=ctx.llm)
+    return {
+        "plan": plan,
+        "current": plan,
+        "asked": [state["query"]],
+        "channels": ctx.config.channels,
+    }
+
+
+def fan_out(state: RetrievalState) -> list[Send]:
+    """One ``channel`` task per enabled channel, for the current (sub-)query."""
+    return [
+        Send(
+            "channel",
+            {"namespace": state["namespace"], "current": state["current"], "channel": channel},
+        )
+        for channel in state["channels"]
+    ]
+
+
+async def channel(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
+    """Run one channel's ranking (the state is the task a ``Send`` carried)."""
+    ctx = runtime.context
+    ranking = await run_channel(
+        ctx.database, state["channel"], state["namespace"], state["current"], ctx.config
+    )
+    return {"rankings": [ranking]}
+
+
+async def fuse_node(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
+    """Weighted reciprocal rank fusion over every round's rankings."""
+    return {"fused": fuse(state["rankings"], runtime.context.config.rrf_k)}
+
+
+async def _evidence(
+    database: Database, ns: tuple[str, ...], fused: list[Fused], top: int
+) -> list[EvidenceNote]:
+    async with Repository.open(database) as repo:
+        notes = await repo.get_notes(ns, [f.note_id for f in fused[:top]])
+    return [
+        EvidenceNote(
+            n.id,
+            n.context,
+            tuple(n.keywords),
+            n.event_time.date().isoformat() if n.event_time else None,
+        )
+        for n in notes
+    ]
+
+
+async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
+    """Decide whether the pool suffices; if not, propose a sub-query."""
+    ctx = runtime.context
+    rounds = len(state["asked"])
+    if rounds >= ctx.config.max_rounds:
+        return {"sufficient": True, "subquery": None}
+    evidence = await _evidence(
+        ctx.database, state["namespace"], state["fused"], ctx.config.sufficiency_top
+    )
+    verdict = None
+    if ctx.llm is not None:
+        try:
+            verdict = await judge_with_llm(ctx.llm, state["query"], evidence, state["asked"])
+        except (LLMOutputError, LLMUnavailableError) as exc:
+            _log.warning("sufficiency prompts failed, judging offline: %s", exc)
+    if verdict is None:
+        verdict = judge_offline(state["plan"], evidence, state["asked"])
+    return {
+        "sufficient": verdict.sufficient,
+        "missing": verdict.missing,
+        "subquery": verdict.subquery,
+    }
+
+
+def route_after_sufficiency(state: RetrievalState) -> Literal["refine", "pack"]:
+    """Refine with the sub-query, or pack the pool."""
+    return "pack" if state["sufficient"] or not state.get("subquery") else "refine"
+
+
+async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
+    """Plan the sub-query as the next round."""
+    ctx, subquery = runtime.context, state["subquery"] or ""
+    plan = await plan_query(subquery, ctx.embeddings, llm=ctx.llm, round=len(state["asked"]))
+    return {"current": plan, "asked": [*state["asked"], subquery]}
+
+
+async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
+    """Load the best notes with their sources."""
+    ctx = runtime.context
+    async with Repository.open(ctx.database) as repo:
+        results = await pack_notes(
+            repo,
+            state["namespace"],
+            state["fused"],
+            k=state.get("k") or ctx.config.k_final,
+            token_budget=state.get("token_budget"),
+        )
+    return {"results": results}
+
+
+def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Compile the retrieval graph."""
+    graph = StateGraph(RetrievalState, context_schema=RetrievalContext)
+    graph.add_node("decompose", decompose)
+    graph.add_node("channel", channel)
+    graph.add_node("fuse", fuse_node)
+    graph.add_node("sufficiency", sufficiency)
+    graph.add_node("refine", refine)
+    graph.add_node("pack", pack)
+    graph.add_edge(START, "decompose")
+    graph.add_conditional_edges("decompose", fan_out, ["channel"])
+    graph.add_edge("channel", "fuse")
+    graph.add_edge("fuse", "sufficiency")
+    graph.add_conditional_edges("sufficiency", route_after_sufficiency)
+    graph.add_conditional_edges("refine", fan_out, ["channel"])
+    graph.add_edge("pack", END)
+    return graph.compile(name="langmemcore-retrieval")

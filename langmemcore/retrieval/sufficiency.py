@@ -1,0 +1,121 @@
+"""Iterative evidence refinement: is the evidence pool sufficient, and if not, what to
+ask next.
+
+Offline the test is deterministic: the query's keywords must each appear among the best
+notes (in their keywords or context terms) and a date the query names must match a best
+note's event time; the sub-query is built from what is missing plus the keywords of the
+best notes' neighbourhood (the bridge entities of multi-hop questions). With an LLM the
+paper's sufficiency and sub-query prompts decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+
+from langmemcore._errors import LLMOutputError, LLMUnavailableError
+from langmemcore.prompts import call_structured
+from langmemcore.prompts.sufficiency import (
+    Sufficiency,
+    parse_subquery,
+    render_subquery_prompt,
+    render_sufficiency_prompt,
+)
+from langmemcore.retrieval.channels import QueryPlan
+from langmemcore.text import content_terms
+
+__all__ = ["EvidenceNote", "Verdict", "judge_offline", "judge_with_llm"]
+
+
+@dataclass(frozen=True)
+class EvidenceNote:
+    """What the sufficiency test reads of a note."""
+
+    note_id: int
+    context: str
+    keywords: tuple[str, ...]
+    event_day: str | None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The sufficiency decision.
+
+    Attributes:
+        sufficient: Whether to stop refining.
+        missing: What is missing, in words.
+        subquery: The next query, or ``None`` to stop.
+    """
+
+    sufficient: bool
+    missing: str
+    subquery: str | None
+
+
+def judge_offline(
+    plan: QueryPlan, evidence: Sequence[EvidenceNote], asked: Sequence[str]
+) -> Verdict:
+    """Deterministic coverage test and sub-query (see the module docstring).
+
+    Args:
+        plan: The original query's plan.
+        evidence: The best notes so far, best first.
+        asked: Queries already run (a sub-query is never repeated).
+    """
+    covered: set[str] = set()
+    for note in evidence:
+        covered.update(note.keywords)
+        covered.update(content_terms(note.context))
+    missing = [k for k in plan.keywords if k not in covered and not set(k.split()) <= covered]
+    days = {n.event_day for n in evidence if n.event_day}
+    if plan.times and not any(
+        m.start.isoformat() <= d <= m.end.isoformat() for m in plan.times for d in days
+    ):
+        missing.extend(m.text for m in plan.times)
+    if not missing:
+        return Verdict(True, "", None)
+    bridge = [k for note in evidence[:3] for k in note.keywords if k not in plan.keywords]
+    subquery = " ".join(dict.fromkeys([*missing, *bridge[:3]]))
+    if not subquery or subquery in asked:
+        return Verdict(True, ", ".join(missing), None)
+    return Verdict(False, ", ".join(missing), subquery)
+
+
+def _context(evidence: Sequence[EvidenceNote]) -> str:
+    return "\n".join(f"[note {n.note_id}] {n.context}" for n in evidence)
+
+
+async def judge_with_llm(
+    llm: BaseChatModel,
+    question: str,
+    evidence: Sequence[EvidenceNote],
+    asked: Sequence[str],
+    retries: int = 1,
+) -> Verdict:
+    """The paper's sufficiency evaluator, then its sub-query generator when insufficient.
+
+    Raises:
+        LLMOutputError: The evaluator's answer stayed malformed.
+        LLMUnavailableError: The endpoint failed.
+    """
+    context = _context(evidence)
+    judgement = await call_structured(
+        llm, render_sufficiency_prompt(question, context), Sufficiency, retries=retries
+    )
+    if judgement.sufficient:
+        return Verdict(True, "", None)
+    history = "\n".join(f"- {q}" for q in asked[1:])
+    prompt = render_subquery_prompt(question, context, history, judgement.missing_info)
+    try:
+        message = await llm.ainvoke([HumanMessage(content=prompt)])
+    except Exception as exc:  # provider errors have no common base class
+        raise LLMUnavailableError(f"the sub-query call failed: {exc}") from exc
+    if not isinstance(message.content, str):
+        raise LLMOutputError("the sub-query answer is not text")
+    subquery = parse_subquery(message.content)
+    if subquery is None or subquery in asked:
+        return Verdict(True, judgement.missing_info, None)
+    return Verdict(False, judgement.missing_info, subquery)
