@@ -87,7 +87,7 @@ class ConstructionConfig:
             raise ConfigurationError("topic sizes must satisfy 1 <= min <= max")
 
 
-CHANNELS = ("topic", "keyword", "neighbour", "vector", "fulltext", "time")
+CHANNELS = ("topic", "keyword", "neighbour", "vector", "speaker", "fulltext", "time")
 """Every retrieval channel, in the order they are reported."""
 
 
@@ -101,8 +101,9 @@ class RetrievalConfig:
     weights: tuple[tuple[str, float], ...] = (
         ("topic", 0.5),
         ("keyword", 1.0),
-        ("neighbour", 0.6),
+        ("neighbour", 0.3),
         ("vector", 1.0),
+        ("speaker", 1.0),
         ("fulltext", 1.0),
         ("time", 0.8),
     )
@@ -117,7 +118,7 @@ class RetrievalConfig:
     k_final: int = 20
     """Notes returned (K_final)."""
 
-    depth: int = 40
+    depth: int = 60
     """Notes each channel ranks at most."""
 
     rrf_k: int = 60
@@ -132,8 +133,15 @@ class RetrievalConfig:
     max_rounds: int = 3
     """Rounds of iterative evidence refinement at most (1 disables the loop)."""
 
-    subquery_weight: float = 0.5
+    subquery_weight: float = 0.25
     """Weight of a sub-query round's rankings relative to the first round."""
+
+    diversity: float = 0.3
+    """Weight of novelty in the final maximal-marginal-relevance ordering (0: fusion
+    order as is)."""
+
+    diversity_pool: int = 60
+    """Best fused notes the diversity re-ordering considers."""
 
     sufficiency_top: int = 10
     """Fused notes the offline sufficiency test reads."""

@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -172,104 +173,62 @@ class _Traversal:
     async def _embed(self, text: str) -> list[float]:
         return await self.embeddings.aembed_query(text)
 
-    async def _run(
-        self, op: Callable[[Repository], Awaitable[tuple[dict[str, Any], tuple[int, ...]]]]
-    ) -> ToolOutput:
+    @asynccontextmanager
+    async def _repo(self) -> AsyncIterator[Repository]:
+        """A read transaction; unknown names / ids and bad input become tool errors."""
         try:
             async with Repository.open(self.database) as repo:
-                payload, ids = await op(repo)
+                yield repo
         except (NotFoundError, InvalidInputError) as exc:
             raise ToolException(str(exc)) from exc
-        return _render(payload), ids
+
+    @staticmethod
+    def _notes(head: dict[str, Any], found: tr.NoteList) -> ToolOutput:
+        body = {**head, "total": found.total, "notes": [_note(n) for n in found.notes]}
+        return _render(body), tuple(n.id for n in found.notes)
 
     async def find_keywords(self, text: str) -> ToolOutput:
         if not text.strip():
             raise ToolException("text is empty")
         vector = await self._embed(text)
-
-        async def op(repo: Repository) -> tuple[dict[str, Any], tuple[int, ...]]:
+        async with self._repo() as repo:
             hits = await tr.find_keywords(repo, self.namespace, vector, self.limit)
-            rows = [{"keyword": h.name, "similarity": h.similarity, "notes": h.notes} for h in hits]
-            return {"keywords": rows}, ()
-
-        return await self._run(op)
+        return _render({"keywords": [h._asdict() for h in hits]}), ()
 
     async def keyword_tags(self, keyword: str) -> ToolOutput:
-        async def op(repo: Repository) -> tuple[dict[str, Any], tuple[int, ...]]:
+        async with self._repo() as repo:
             name, notes, tags = await tr.keyword_tags(repo, self.namespace, keyword, self.limit)
-            rows = [
-                {"tag": t.tag, "relation": t.relation, "edges": t.edges}
-                if t.tag
-                else {"relation": t.relation, "edges": t.edges}
-                for t in tags
-            ]
-            return {"keyword": name, "notes": notes, "tags": rows}, ()
-
-        return await self._run(op)
+        return _render({"keyword": name, "notes": notes, "tags": [t._asdict() for t in tags]}), ()
 
     async def notes_for(self, keyword: str, tag: str | None = None) -> ToolOutput:
-        async def op(repo: Repository) -> tuple[dict[str, Any], tuple[int, ...]]:
+        async with self._repo() as repo:
             found = await tr.notes_for(repo, self.namespace, keyword, tag, self.limit)
-            payload = {
-                "keyword": keyword,
-                "tag": tag,
-                "total": found.total,
-                "notes": [_note(n) for n in found.notes],
-            }
-            return payload, tuple(n.id for n in found.notes)
-
-        return await self._run(op)
+        return self._notes({"keyword": keyword, "tag": tag}, found)
 
     async def note_cues(self, note_id: int) -> ToolOutput:
-        async def op(repo: Repository) -> tuple[dict[str, Any], tuple[int, ...]]:
+        async with self._repo() as repo:
             cues = await tr.note_cues(repo, self.namespace, note_id, self.limit)
-            payload = {
-                **_note(cues.note),
-                "status": cues.status,
-                "keywords": list(cues.keywords),
-                "links": [
-                    {
-                        "note": n.note_id,
-                        "relation": n.relation,
-                        "tag": n.tag,
-                        "strength": n.strength,
-                    }
-                    for n in cues.neighbours
-                ],
-                "topics": [{"id": t.id, "label": t.label} for t in cues.topics],
-            }
-            shown = (cues.note.id,) if cues.status == ACTIVE else ()
-            return payload, shown
-
-        return await self._run(op)
+        body = {
+            **_note(cues.note),
+            "status": cues.status,
+            "keywords": list(cues.keywords),
+            "links": [n._asdict() for n in cues.neighbours],
+            "topics": [t._asdict() for t in cues.topics],
+        }
+        return _render(body), (cues.note.id,) if cues.status == ACTIVE else ()
 
     async def timeline(self, start_date: str, end_date: str | None = None) -> ToolOutput:
-        async def op(repo: Repository) -> tuple[dict[str, Any], tuple[int, ...]]:
+        async with self._repo() as repo:
             start, end = tr.date_range(start_date, end_date)
             found = await tr.timeline(repo, self.namespace, start, end, self.limit)
-            payload = {
-                "from": _when(start),
-                "until": _when(end),
-                "total": found.total,
-                "notes": [_note(n) for n in found.notes],
-            }
-            return payload, tuple(n.id for n in found.notes)
-
-        return await self._run(op)
+        return self._notes({"from": _when(start), "before": _when(end)}, found)
 
     async def topic_notes(self, topic: str | int) -> ToolOutput:
-        async def op(repo: Repository) -> tuple[dict[str, Any], tuple[int, ...]]:
+        async with self._repo() as repo:
             hit, found = await tr.topic_notes(
                 repo, self.namespace, str(topic), self._embed, self.limit
             )
-            payload = {
-                "topic": {"id": hit.id, "label": hit.label},
-                "total": found.total,
-                "notes": [_note(n) for n in found.notes],
-            }
-            return payload, tuple(n.id for n in found.notes)
-
-        return await self._run(op)
+        return self._notes({"topic": hit._asdict()}, found)
 
 
 _TOOLS: tuple[tuple[str, type[BaseModel], str], ...] = (
@@ -440,6 +399,7 @@ async def active_search(
         InvalidInputError: Empty query, or a budget or ``max_notes`` below 1.
         InvalidNamespaceError: The namespace is invalid.
         ConfigurationError: The model does not support tool calling.
+        DatabaseUnavailableError: The database went away during a tool call.
     """
     ns = validate_namespace(namespace)
     if not isinstance(query, str) or not query.strip():

@@ -7,6 +7,7 @@
 - **neighbour**: 1-hop along edges from the anchors (best vector and keyword notes),
   weighted by anchor score x edge strength (associative level);
 - **vector**: dense similarity of note contexts to the query;
+- **speaker**: the same, among notes said by a person the query names;
 - **fulltext**: Postgres full text over note contexts (any query term);
 - **time**: notes whose event time falls in a date or period the query names.
 """
@@ -45,6 +46,7 @@ class QueryPlan:
         text: The query text.
         topic: Topic description.
         keywords: Normalised keywords / entities.
+        entities: Proper names in the query (surface form).
         times: Dates and periods it names.
         vector: Embedding of ``text``.
         topic_vector: Embedding of ``topic``.
@@ -55,6 +57,7 @@ class QueryPlan:
     text: str
     topic: str
     keywords: tuple[str, ...]
+    entities: tuple[str, ...]
     times: tuple[TimeMention, ...]
     vector: tuple[float, ...]
     topic_vector: tuple[float, ...]
@@ -103,22 +106,29 @@ def rank_topics(
 def rank_neighbours(
     anchors: Sequence[Scored],
     edges: Sequence[tuple[int, int, float]],
+    relevance: Mapping[int, float],
     limit: int,
 ) -> list[int]:
-    """Rank the 1-hop neighbours of the anchors by sum of anchor score x edge strength.
+    """Rank the 1-hop neighbours of the anchors.
+
+    A neighbour scores the sum, over the edges joining it to anchors, of anchor score x
+    edge strength, gated by its own relevance to the query (so an association only counts
+    when it leads somewhere the question is about). Anchors themselves and neighbours
+    without a relevance (inactive notes) are left out.
 
     Args:
         anchors: Anchor notes with their (positive) scores.
         edges: ``(source, target, strength)`` edges touching the anchors.
+        relevance: Neighbour -> similarity to the query.
         limit: Notes returned at most.
     """
     weight = {a.id: a.score for a in anchors}
     score: dict[int, float] = defaultdict(float)
     for source, target, strength in edges:
         for anchor, other in ((source, target), (target, source)):
-            if anchor in weight:
-                score[other] += weight[anchor] * strength
-    ranked = sorted(score, key=lambda n: (-score[n], n))
+            if anchor in weight and other not in weight and other in relevance:
+                score[other] += weight[anchor] * strength * max(relevance[other], 0.0)
+    ranked = sorted((n for n in score if score[n] > 0), key=lambda n: (-score[n], n))
     return ranked[:limit]
 
 
@@ -179,15 +189,9 @@ async def neighbour_channel(
     scored = [Scored(i, s) for i, s in anchors.items()]
     edges = await repo.edges_of(ns, list(anchors))
     triples = [(e.source_id, e.target_id, e.strength) for e in edges]
-    active = {
-        n.id
-        for n in await repo.get_notes(
-            ns, [t for _s, t, _w in triples] + [s for s, _t, _w in triples]
-        )
-        if n.status == "active"
-    }
-    ranked = rank_neighbours(scored, triples, config.depth + len(anchors))
-    return [n for n in ranked if n in active and n not in anchors][: config.depth]
+    others = {n for s, t, _w in triples for n in (s, t)} - set(anchors)
+    relevance = await repo.similarities(ns, sorted(others), plan.vector)
+    return rank_neighbours(scored, triples, relevance, config.depth)
 
 
 async def vector_channel(
@@ -195,6 +199,16 @@ async def vector_channel(
 ) -> list[int]:
     """Dense similarity of note contexts to the query."""
     return [s.id for s in await repo.nearest_notes(ns, plan.vector, config.depth)]
+
+
+async def speaker_channel(
+    repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
+) -> list[int]:
+    """Dense similarity among the notes said by the people the query names."""
+    if not plan.entities:
+        return []
+    found = await repo.nearest_notes_by_speakers(ns, plan.vector, plan.entities, config.depth)
+    return [s.id for s in found]
 
 
 async def fulltext_channel(
@@ -229,6 +243,7 @@ CHANNEL_FUNCTIONS: dict[str, ChannelFunction] = {
     "keyword": keyword_channel,
     "neighbour": neighbour_channel,
     "vector": vector_channel,
+    "speaker": speaker_channel,
     "fulltext": fulltext_channel,
     "time": time_channel,
 }

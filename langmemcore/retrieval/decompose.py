@@ -60,6 +60,7 @@ async def plan_query(
         text=text,
         topic=topic,
         keywords=keywords,
+        entities=analysis.entities,
         times=analysis.times,
         vector=tuple(vectors[0]),
         topic_vector=tuple(vectors[1]),

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["ChannelRanking", "Fused", "fuse"]
+import numpy as np
+
+__all__ = ["ChannelRanking", "Fused", "diversify", "fuse"]
 
 
 @dataclass(frozen=True)
@@ -62,3 +64,35 @@ def fuse(rankings: Sequence[ChannelRanking], rrf_k: int = 60) -> list[Fused]:
             seen[ranking.channel] = min(seen.get(ranking.channel, position), position)
     order = sorted(scores, key=lambda n: (-scores[n], n))
     return [Fused(n, scores[n], ranks[n]) for n in order]
+
+
+def diversify(
+    fused: Sequence[Fused], vectors: Mapping[int, Sequence[float]], relevance: float
+) -> list[Fused]:
+    """Re-order by maximal marginal relevance.
+
+    Greedily picks the note maximising ``relevance * score - (1 - relevance) * max cosine
+    similarity to the notes already picked`` (scores scaled to [0, 1]), so that
+    near-duplicates give way to evidence about other aspects of the question.
+
+    Args:
+        fused: Fused notes, best first; all must have a vector.
+        vectors: Note id -> normalised embedding.
+        relevance: Weight of the fused score (1 keeps the order).
+    """
+    if relevance >= 1.0 or len(fused) < 3:
+        return list(fused)
+    top = max(f.score for f in fused) or 1.0
+    scores = np.asarray([f.score / top for f in fused])
+    matrix = np.asarray([vectors[f.note_id] for f in fused], dtype=np.float64)
+    closest = np.full(len(fused), -np.inf)
+    remaining = np.ones(len(fused), dtype=bool)
+    order: list[int] = []
+    for _ in range(len(fused)):
+        redundancy = np.where(np.isfinite(closest), closest, 0.0)
+        value = np.where(remaining, relevance * scores - (1 - relevance) * redundancy, -np.inf)
+        pick = int(np.argmax(value))
+        order.append(pick)
+        remaining[pick] = False
+        closest = np.maximum(closest, matrix @ matrix[pick])
+    return [fused[i] for i in order]

@@ -173,7 +173,10 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
             state["namespace"],
             state["fused"],
             k=state.get("k") or ctx.config.k_final,
+            query=state["query"],
             token_budget=state.get("token_budget"),
+            diversity=ctx.config.diversity,
+            pool=ctx.config.diversity_pool,
         )
     return {"results": results}
 

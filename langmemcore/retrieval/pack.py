@@ -10,11 +10,12 @@ from datetime import datetime
 
 from sqlalchemy import func, select
 
-from langmemcore.retrieval.fusion import Fused
+from langmemcore.retrieval.fusion import Fused, diversify
 from langmemcore.storage.models import NoteKeyword, Topic, TopicKeyword
 from langmemcore.storage.repository import Repository
+from langmemcore.text import content_terms
 
-__all__ = ["RetrievedNote", "SourceRef", "estimate_tokens", "pack_notes"]
+__all__ = ["RetrievedNote", "SourceRef", "estimate_tokens", "order_sources", "pack_notes"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,13 @@ class RetrievedNote:
     sources: tuple[SourceRef, ...]
 
 
+def order_sources(sources: Sequence[SourceRef], query_terms: set[str]) -> tuple[SourceRef, ...]:
+    """Sources sharing more content terms with the query first; event order otherwise."""
+    overlap = [len(query_terms & set(content_terms(s.text))) for s in sources]
+    order = sorted(range(len(sources)), key=lambda i: (-overlap[i], i))
+    return tuple(sources[i] for i in order)
+
+
 def estimate_tokens(text: str) -> int:
     """A cheap token estimate (about four characters a token)."""
     return max(1, len(text) // 4)
@@ -89,16 +97,29 @@ async def pack_notes(
     fused: Sequence[Fused],
     *,
     k: int,
+    query: str = "",
     token_budget: int | None = None,
+    diversity: float = 0.0,
+    pool: int = 60,
 ) -> list[RetrievedNote]:
-    """Load the best ``k`` active notes with their sources, within ``token_budget``."""
-    head = list(fused[: k * 2])
+    """Load the best ``k`` active notes with their sources, within ``token_budget``.
+
+    With ``diversity`` > 0 the best ``pool`` notes are re-ordered by maximal marginal
+    relevance (:func:`~langmemcore.retrieval.fusion.diversify`). A merged note's sources
+    come most query-relevant first (see :func:`order_sources`).
+    """
+    query_terms = set(content_terms(query))
+    head = list(fused[: max(k * 2, pool if diversity > 0 else 0)])
     notes = {
         n.id: n
         for n in await repo.get_notes(namespace, [f.note_id for f in head])
         if n.status == "active"
     }
-    chosen = [f for f in head if f.note_id in notes][:k]
+    head = [f for f in head if f.note_id in notes]
+    if diversity > 0:
+        vectors = {i: [float(x) for x in n.embedding] for i, n in notes.items()}
+        head = diversify(head, vectors, 1.0 - diversity)
+    chosen = head[:k]
     ids = [f.note_id for f in chosen]
     sources = await repo.sources_of(namespace, ids)
     labels = await _topic_labels(repo, ".".join(namespace), ids)
@@ -118,8 +139,12 @@ async def pack_notes(
                 channels=dict(item.ranks),
                 keywords=tuple(note.keywords),
                 topic=labels.get(note.id),
-                sources=tuple(
-                    SourceRef(o.key, o.speaker, o.event_time, o.content) for o in sources[note.id]
+                sources=order_sources(
+                    [
+                        SourceRef(o.key, o.speaker, o.event_time, o.content)
+                        for o in sources[note.id]
+                    ],
+                    query_terms,
                 ),
             )
         )

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Row, Select, and_, case, distinct, func, or_, select
+from sqlalchemy import Row, ScalarSelect, Select, and_, case, distinct, func, or_, select
 
 from langmemcore._errors import InvalidInputError, NotFoundError
 from langmemcore._namespace import encode_namespace
@@ -63,74 +63,39 @@ _ACTIVE = q.ACTIVE
 _MAX_ID = 2**63 - 1
 
 
-@dataclass(frozen=True)
-class KeywordHit:
-    """A cue near the searched text.
+class KeywordHit(NamedTuple):
+    """A cue near the searched text (``notes``: how many active notes carry it)."""
 
-    Attributes:
-        name: The keyword (normalised).
-        similarity: Cosine similarity to the text.
-        notes: Active notes carrying it.
-    """
-
-    name: str
+    keyword: str
     similarity: float
     notes: int
 
 
-@dataclass(frozen=True)
-class TagCount:
-    """A tag of the edges around a cue.
-
-    Attributes:
-        tag: The edge's tag text (``None`` when the edge has none: use the relation).
-        relation: ``supports``, ``conflicts`` or ``related_to``.
-        edges: Edges with this tag and relation touching notes that carry the cue.
-    """
+class TagCount(NamedTuple):
+    """A tag (``None``: untagged) and relation of ``edges`` touching the cue's notes."""
 
     tag: str | None
     relation: str
     edges: int
 
 
-@dataclass(frozen=True)
-class NoteHit:
-    """A note's content.
-
-    Attributes:
-        id: Note id.
-        context: The note's text.
-        event_time: When it happened, if known.
-    """
+class NoteHit(NamedTuple):
+    """A note's content (``context``) and when it happened."""
 
     id: int
     context: str
     event_time: datetime | None
 
 
-@dataclass(frozen=True)
-class NoteList:
-    """A capped list of notes and how many matched in all.
-
-    Attributes:
-        notes: The notes returned (at most the limit).
-        total: How many notes matched before the cap.
-    """
+class NoteList(NamedTuple):
+    """A capped list of notes and how many matched before the cap."""
 
     notes: tuple[NoteHit, ...]
     total: int
 
 
-@dataclass(frozen=True)
-class Neighbour:
-    """An edge from a note to an active neighbour.
-
-    Attributes:
-        note_id: The neighbour.
-        relation: The edge's relation.
-        tag: The edge's tag, if any.
-        strength: The edge's strength in [0, 1].
-    """
+class Neighbour(NamedTuple):
+    """An edge from a note to the active note ``note_id``."""
 
     note_id: int
     relation: str
@@ -138,14 +103,8 @@ class Neighbour:
     strength: float
 
 
-@dataclass(frozen=True)
-class TopicHit:
-    """A topic group.
-
-    Attributes:
-        id: Topic id.
-        label: Its label (its most connected keywords).
-    """
+class TopicHit(NamedTuple):
+    """A topic group and its label (its most connected keywords)."""
 
     id: int
     label: str
@@ -168,6 +127,11 @@ class NoteCues:
     keywords: tuple[str, ...]
     neighbours: tuple[Neighbour, ...]
     topics: tuple[TopicHit, ...]
+
+
+def _newest_generation(namespace: str) -> ScalarSelect[Any]:
+    """The namespace's current topic generation."""
+    return select(func.max(Topic.generation)).where(Topic.namespace == namespace).scalar_subquery()
 
 
 def _active_notes_with(keyword_id: int, namespace: str) -> Select:
@@ -291,9 +255,6 @@ def note_neighbours_stmt(namespace: str, note_id: int, limit: int) -> Select:
 
 def note_topics_stmt(namespace: str, note_id: int, limit: int) -> Select:
     """Topics of the newest generation sharing cues with the note (``id``, ``label``)."""
-    newest = (
-        select(func.max(Topic.generation)).where(Topic.namespace == namespace).scalar_subquery()
-    )
     shared = func.count(TopicKeyword.keyword_id)
     return (
         select(Topic.id, Topic.label)
@@ -304,7 +265,7 @@ def note_topics_stmt(namespace: str, note_id: int, limit: int) -> Select:
             TopicKeyword.namespace == namespace,
             NoteKeyword.namespace == namespace,
             NoteKeyword.note_id == note_id,
-            Topic.generation == newest,
+            Topic.generation == _newest_generation(namespace),
         )
         .group_by(Topic.id, Topic.label)
         .order_by(shared.desc(), Topic.id)
@@ -329,16 +290,12 @@ def timeline_stmt(namespace: str, start: datetime, end: datetime, limit: int) ->
     )
 
 
-def _newest_generation(namespace: str) -> Select:
-    return select(func.max(Topic.generation)).where(Topic.namespace == namespace)
-
-
 def topic_by_id_stmt(namespace: str, topic_id: int) -> Select:
     """The topic with this id, if of the newest generation (``id``, ``label``)."""
     return select(Topic.id, Topic.label).where(
         Topic.namespace == namespace,
         Topic.id == topic_id,
-        Topic.generation == _newest_generation(namespace).scalar_subquery(),
+        Topic.generation == _newest_generation(namespace),
     )
 
 
@@ -352,7 +309,7 @@ def topic_by_label_stmt(namespace: str, text: str) -> Select:
         select(Topic.id, Topic.label)
         .where(
             Topic.namespace == namespace,
-            Topic.generation == _newest_generation(namespace).scalar_subquery(),
+            Topic.generation == _newest_generation(namespace),
             Topic.label.ilike(pattern, escape="\\"),
         )
         .order_by(func.length(Topic.label), Topic.id)
@@ -386,14 +343,14 @@ def date_range(start: str, end: str | None = None) -> tuple[datetime, datetime]:
     """Parse a timeline range into ``[start, end)`` in UTC.
 
     Dates like ``"2023-05-08"`` or ``"8 May, 2023"`` (and ISO date-times) are accepted; an
-    end at midnight means the whole of that day is included; a missing end means the start's
-    day.
+    end at midnight means the whole of that day is included; a missing end means the rest
+    of the start's day.
 
     Raises:
         InvalidInputError: A date cannot be parsed or the end is before the start.
     """
     begin = _parse_when(start, "start_date")
-    finish = _parse_when(end, "end_date") if end else begin
+    finish = _parse_when(end, "end_date") if end else begin.replace(hour=0, minute=0, second=0)
     if finish.time() == time(0):
         finish += timedelta(days=1)
     if finish <= begin:

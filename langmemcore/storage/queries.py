@@ -18,6 +18,7 @@ from sqlalchemy import (
     Text,
     and_,
     bindparam,
+    case,
     cast,
     delete,
     func,
@@ -54,11 +55,14 @@ __all__ = [
     "upsert_item",
     "keyword_ids_by_name",
     "insert_edges",
+    "lexeme_statistics",
     "insert_lineages",
     "namespace_prefix_filter",
     "nearest_keywords",
     "nearest_notes",
+    "nearest_notes_by_speakers",
     "nearest_topics",
+    "note_similarities",
     "notes_by_ids",
     "notes_by_keyword_ids",
     "notes_by_keywords",
@@ -120,6 +124,30 @@ def nearest_notes(
     return (
         select(Note.id, distance)
         .where(Note.namespace == namespace, Note.status.in_(statuses))
+        .order_by(distance, Note.id)
+        .limit(k)
+    )
+
+
+def nearest_notes_by_speakers(
+    namespace: str, vector: Sequence[float], speakers: Sequence[str], k: int
+) -> Select:
+    """Active notes with a source said by one of ``speakers`` (case-insensitive), by
+    cosine distance to ``vector`` (``id``, ``distance``), top ``k``.
+    """
+    said = (
+        select(NoteSource.note_id)
+        .join(Observation, Observation.id == NoteSource.observation_id)
+        .where(
+            NoteSource.namespace == namespace,
+            Observation.namespace == namespace,
+            func.lower(Observation.speaker).in_([s.lower() for s in speakers]),
+        )
+    )
+    distance = Note.embedding.cosine_distance(list(vector)).label("distance")
+    return (
+        select(Note.id, distance)
+        .where(Note.namespace == namespace, Note.status == ACTIVE, Note.id.in_(said))
         .order_by(distance, Note.id)
         .limit(k)
     )
@@ -227,20 +255,63 @@ def topic_notes(
     )
 
 
-def fulltext_notes(
-    namespace: str, query: str, k: int, *, statuses: Sequence[str] = (ACTIVE,)
-) -> Select:
-    """Notes matching ``query`` by Postgres full text (any term), ranked by ``ts_rank_cd``."""
+def lexeme_statistics(namespace: str, query: str) -> Select:
+    """The query's English lexemes with their document frequency among the namespace's
+    active notes, plus the number of active notes (``lexeme``, ``df``, ``total``).
+    """
     english: ColumnElement[Any] = literal_column("'english'::regconfig")
-    tsquery = func.replace(
-        func.plainto_tsquery(english, bindparam("q", query)).cast(Text), "&", "|"
+    simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
+    lexemes = select(
+        func.unnest(func.tsvector_to_array(func.to_tsvector(english, bindparam("q", query)))).label(
+            "lexeme"
+        )
+    ).subquery("lexemes")
+    lexeme = lexemes.c.lexeme
+    df = (
+        select(func.count())
+        .where(
+            Note.namespace == namespace,
+            Note.status == ACTIVE,
+            Note.tsv.op("@@")(func.to_tsquery(simple, func.quote_literal(lexeme))),
+        )
+        .scalar_subquery()
     )
-    parsed = func.to_tsquery(english, tsquery)
-    rank = func.ts_rank_cd(Note.tsv, parsed).label("rank")
+    total = (
+        select(func.count())
+        .where(Note.namespace == namespace, Note.status == ACTIVE)
+        .scalar_subquery()
+    )
+    return select(lexeme, df.label("df"), total.label("total"))
+
+
+def _tsquery_literal(lexeme: str) -> str:
+    """Quote a lexeme for ``to_tsquery`` (quotes doubled, backslashes escaped)."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def fulltext_notes(namespace: str, weighted: Sequence[tuple[str, float]], k: int) -> Select:
+    """Notes matching any lexeme, scored by the sum of the matched lexemes' weights (IDF),
+    ``ts_rank`` breaking ties (``id``, ``score``).
+    """
+    simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
+    queries = [
+        func.to_tsquery(simple, func.quote_literal(bindparam(f"lex{i}", lex)))
+        for i, (lex, _w) in enumerate(weighted)
+    ]
+    any_term = func.to_tsquery(
+        simple, bindparam("any", " | ".join(_tsquery_literal(lex) for lex, _w in weighted))
+    )
+    score = sum(
+        (
+            case((Note.tsv.op("@@")(tsq), weight), else_=0.0)
+            for tsq, (_lex, weight) in zip(queries, weighted, strict=True)
+        ),
+        start=func.ts_rank(Note.tsv, any_term) * 0.01,
+    ).label("score")
     return (
-        select(Note.id, rank)
-        .where(Note.namespace == namespace, Note.status.in_(statuses), Note.tsv.op("@@")(parsed))
-        .order_by(rank.desc(), Note.id)
+        select(Note.id, score)
+        .where(Note.namespace == namespace, Note.status == ACTIVE, Note.tsv.op("@@")(any_term))
+        .order_by(score.desc(), Note.id)
         .limit(k)
     )
 
@@ -264,6 +335,13 @@ def notes_in_time_range(
         )
         .order_by(Note.event_time, Note.id)
         .limit(k)
+    )
+
+
+def note_similarities(namespace: str, note_ids: Sequence[int], vector: Sequence[float]) -> Select:
+    """(``id``, ``distance``) to ``vector`` of the active notes among ``note_ids``."""
+    return select(Note.id, Note.embedding.cosine_distance(list(vector))).where(
+        Note.namespace == namespace, Note.status == ACTIVE, Note.id.in_(list(note_ids))
     )
 
 

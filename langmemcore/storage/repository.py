@@ -8,6 +8,7 @@ filters by it first.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from langmemcore.storage.models import (
 
 __all__ = [
     "DEFAULT_MAX_OBSERVATION_CHARS",
+    "bm25_idf",
     "ObservationRecord",
     "Repository",
     "Scored",
@@ -92,6 +94,11 @@ def ensure_same_content(namespace: Sequence[str], key: str, stored_hash: str, te
             f"observation {key!r} already exists in {tuple(namespace)} with different "
             "content; observations are immutable"
         )
+
+
+def bm25_idf(document_frequency: int, total: int) -> float:
+    """BM25's inverse document frequency, ``ln(1 + (N - df + 0.5) / (df + 0.5))``."""
+    return math.log(1.0 + (total - document_frequency + 0.5) / (document_frequency + 0.5))
 
 
 def validate_text(text: object, *, max_chars: int, what: str = "observation") -> str:
@@ -251,6 +258,24 @@ class Repository:
         rows = await self.session.execute(q.nearest_notes(encode_namespace(namespace), vector, k))
         return [Scored(i, 1.0 - d) for i, d in rows]
 
+    async def nearest_notes_by_speakers(
+        self, namespace: Sequence[str], vector: Sequence[float], speakers: Sequence[str], k: int
+    ) -> list[Scored]:
+        """Active notes said by one of ``speakers``, by cosine similarity, best first."""
+        if not speakers:
+            return []
+        stmt = q.nearest_notes_by_speakers(encode_namespace(namespace), vector, speakers, k)
+        return [Scored(i, 1.0 - d) for i, d in await self.session.execute(stmt)]
+
+    async def similarities(
+        self, namespace: Sequence[str], note_ids: Sequence[int], vector: Sequence[float]
+    ) -> dict[int, float]:
+        """Cosine similarity of each active note in ``note_ids`` to ``vector``."""
+        if not note_ids:
+            return {}
+        stmt = q.note_similarities(encode_namespace(namespace), note_ids, vector)
+        return {i: 1.0 - d for i, d in await self.session.execute(stmt)}
+
     async def notes_by_keywords(
         self, namespace: Sequence[str], names: Sequence[str]
     ) -> list[Scored]:
@@ -305,8 +330,16 @@ class Repository:
         return result
 
     async def fulltext_notes(self, namespace: Sequence[str], query: str, k: int) -> list[Scored]:
-        """Active notes matching any term of ``query`` by Postgres full text."""
-        rows = await self.session.execute(q.fulltext_notes(encode_namespace(namespace), query, k))
+        """Active notes matching any term of ``query`` by Postgres full text, scored by the
+        inverse document frequency of the terms they match (BM25's IDF, without length
+        normalisation: notes are short).
+        """
+        ns = encode_namespace(namespace)
+        stats = list(await self.session.execute(q.lexeme_statistics(ns, query)))
+        weighted = [(lex, bm25_idf(int(df), int(total))) for lex, df, total in stats if df]
+        if not weighted:
+            return []
+        rows = await self.session.execute(q.fulltext_notes(ns, weighted, k))
         return [Scored(i, float(r)) for i, r in rows]
 
     async def notes_in_time_range(

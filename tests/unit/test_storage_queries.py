@@ -33,7 +33,10 @@ def where_clause(stmt: object) -> str:
         q.notes_by_keyword_ids("ns", [1, 2]),
         q.edges_of_notes("ns", [1]),
         q.topic_notes("ns", [1]),
-        q.fulltext_notes("ns", "paris trip", 5),
+        q.fulltext_notes("ns", [("pari", 1.2), ("trip", 0.4)], 5),
+        q.lexeme_statistics("ns", "paris trip"),
+        q.nearest_notes_by_speakers("ns", VECTOR, ["Caroline"], 5),
+        q.note_similarities("ns", [1, 2], VECTOR),
         q.notes_in_time_range(
             "ns", datetime(2023, 1, 1, tzinfo=UTC), datetime(2023, 2, 1, tzinfo=UTC), 5
         ),
@@ -98,3 +101,19 @@ def test_oversized_text_error_names_the_limit() -> None:
     with pytest.raises(InvalidInputError, match="101 characters; the limit is 100"):
         validate_text("x" * 101, max_chars=100)
     assert validate_text("x" * 100, max_chars=100) == "x" * 100
+
+
+def test_bm25_idf_prefers_rare_terms() -> None:
+    from math import log
+
+    from langmemcore.storage.repository import bm25_idf
+
+    assert bm25_idf(1, 100) == pytest.approx(log(1 + 99.5 / 1.5))
+    assert bm25_idf(1, 100) > bm25_idf(50, 100) > bm25_idf(100, 100) > 0
+
+
+def test_fulltext_quotes_lexemes_safely() -> None:
+    compiled = q.fulltext_notes("ns", [("o'neil", 1.0), ("a\\b", 0.5)], 5).compile(
+        dialect=postgresql.dialect()
+    )
+    assert compiled.params["any"] == "'o''neil' | 'a\\\\b'"
