@@ -1,0 +1,316 @@
+"""The retrieval channels and graph against a hand-built memory with known answers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+from langmemcore import InvalidInputError
+from langmemcore.config import RetrievalConfig
+from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.memory import Memory
+from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
+from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS
+from langmemcore.retrieval.decompose import plan_query
+from langmemcore.storage import Database, Repository
+from langmemcore.storage.models import Topic, TopicKeyword
+
+NOTES = {
+    "adoption": (
+        "Caroline",
+        "Caroline: Caroline is researching adoption agencies.",
+        ["adoption agency"],
+        datetime(2023, 5, 20, tzinfo=UTC),
+    ),
+    "sunrise": (
+        "Melanie",
+        "Melanie: Melanie painted a sunrise over the lake.",
+        ["sunrise", "lake", "painting"],
+        datetime(2023, 5, 8, tzinfo=UTC),
+    ),
+    "pottery": (
+        "Melanie",
+        "Melanie: Melanie signed up for a pottery class.",
+        ["pottery class"],
+        datetime(2023, 7, 2, tzinfo=UTC),
+    ),
+    "race": (
+        "Melanie",
+        "Melanie: Melanie ran a charity race for mental health.",
+        ["charity race", "mental health"],
+        datetime(2023, 6, 10, tzinfo=UTC),
+    ),
+    "parade": (
+        "Caroline",
+        "Caroline: Caroline went to a pride parade with friends.",
+        ["pride parade", "friend"],
+        datetime(2023, 6, 25, tzinfo=UTC),
+    ),
+    "counsel": (
+        "Caroline",
+        "Caroline: Caroline wants to study counseling and psychology.",
+        ["counseling", "psychology"],
+        datetime(2023, 5, 25, tzinfo=UTC),
+    ),
+}
+
+
+@dataclass
+class Built:
+    ids: dict[str, int]
+    namespace: tuple[str, ...]
+
+
+async def build(
+    database: Database, embeddings: LocalEmbeddings, namespace: tuple[str, ...]
+) -> Built:
+    names = sorted({k for _s, _c, kws, _t in NOTES.values() for k in kws})
+    keyword_vectors = embeddings.embed_documents(names)
+    note_vectors = embeddings.embed_documents([c for _s, c, _k, _t in NOTES.values()])
+    ids: dict[str, int] = {}
+    async with Repository.open(database) as repo:
+        kw = await repo.upsert_keywords(namespace, list(zip(names, keyword_vectors, strict=True)))
+        for (label, (speaker, context, kws, when)), vector in zip(
+            NOTES.items(), note_vectors, strict=True
+        ):
+            obs = await repo.insert_observation(
+                namespace, label, context.split(": ", 1)[1], speaker=speaker, event_time=when
+            )
+            ids[label] = await repo.insert_note(
+                namespace,
+                context=context,
+                embedding=vector,
+                keywords=kws,
+                source_ids=[obs.id],
+                event_time=when,
+            )
+            await repo.attach_keywords(namespace, ids[label], [kw[k] for k in kws])
+        await repo.add_edges(
+            namespace,
+            ids["adoption"],
+            [
+                {
+                    "target_id": ids["counsel"],
+                    "relation": "related_to",
+                    "strength": 0.9,
+                    "tag": "career",
+                    "reason": "test",
+                },
+            ],
+        )
+        ns = ".".join(namespace)
+        art = Topic(
+            namespace=ns,
+            label="art",
+            generation=1,
+            size=3,
+            centroid=embeddings.embed_query("art, painting and crafts"),
+        )
+        repo.session.add(art)
+        await repo.session.flush()
+        repo.session.add_all(
+            TopicKeyword(namespace=ns, topic_id=art.id, keyword_id=kw[k])
+            for k in ("sunrise", "painting", "pottery class")
+        )
+    return Built(ids, namespace)
+
+
+async def run(
+    channel: str,
+    built: Built,
+    database: Database,
+    embeddings: LocalEmbeddings,
+    query: str,
+    **overrides: Any,
+) -> list[int]:
+    plan = await plan_query(query, embeddings)
+    config = replace(RetrievalConfig(), **overrides)
+    async with Repository.open(database) as repo:
+        return await CHANNEL_FUNCTIONS[channel](repo, built.namespace, plan, config)
+
+
+@pytest.fixture()
+async def built(database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]) -> Built:
+    return await build(database, embeddings, ns)
+
+
+async def test_vector_channel(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    found = await run("vector", built, database, embeddings, "Which agencies for adopting?")
+    assert found[0] == built.ids["adoption"]
+    assert sorted(found) == sorted(built.ids.values())
+
+
+async def test_keyword_channel(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    found = await run("keyword", built, database, embeddings, "Did Melanie take a pottery class?")
+    assert found[0] == built.ids["pottery"]
+    assert built.ids["adoption"] not in found
+
+
+async def test_topic_channel(built: Built, database: Database, embeddings: LocalEmbeddings) -> None:
+    found = await run("topic", built, database, embeddings, "What art does Melanie make?")
+    assert set(found) == {built.ids["sunrise"], built.ids["pottery"]}
+
+
+async def test_neighbour_channel_follows_edges_from_the_anchors(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    found = await run(
+        "neighbour",
+        built,
+        database,
+        embeddings,
+        "What is Caroline researching about adoption?",
+        anchors=1,
+    )
+    assert found == [built.ids["counsel"]]
+
+
+async def test_speaker_channel_keeps_the_named_speaker(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    found = await run("speaker", built, database, embeddings, "What did Melanie do?")
+    assert set(found) == {built.ids[k] for k in ("sunrise", "pottery", "race")}
+
+
+async def test_fulltext_channel_weights_rare_terms(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    found = await run("fulltext", built, database, embeddings, "Melanie charity race")
+    assert found[0] == built.ids["race"]
+    assert set(found) == {built.ids[k] for k in ("sunrise", "pottery", "race")}
+
+
+async def test_time_channel_matches_the_named_period(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    found = await run("time", built, database, embeddings, "What happened in June 2023?")
+    assert found == [built.ids["race"], built.ids["parade"]]
+
+
+def context(
+    database: Database, embeddings: LocalEmbeddings, llm: Any = None, **overrides: Any
+) -> RetrievalContext:
+    return RetrievalContext(database, embeddings, replace(RetrievalConfig(), **overrides), llm)
+
+
+async def test_loop_stops_when_the_evidence_covers_the_query(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    state = await build_retrieval_graph().ainvoke(
+        {"namespace": built.namespace, "query": "Melanie pottery class"},
+        context=context(database, embeddings),
+    )
+    assert state["asked"] == ["Melanie pottery class"]
+    assert state["sufficient"] is True
+    assert state["results"][0].note_id == built.ids["pottery"]
+
+
+class NeverSatisfied(FakeListChatModel):
+    """Answers the sufficiency prompt with 'insufficient' and the sub-query prompt with a new
+    sub-question each time; anything else (the query-intent prompt) gets malformed output."""
+
+    asked: int = 0
+
+    def _call(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> str:
+        prompt = messages[-1].content
+        if "reflector agent" in prompt:
+            return '{"sufficient": false, "missing_info": "more", "confidence": 0.1}'
+        if "Query Evolution Agent" in prompt:
+            self.asked += 1
+            return f"Sub-question: what else happened, take {self.asked}?"
+        return "not json"
+
+
+async def test_loop_stops_at_max_rounds(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    query = "Did Melanie visit the volcano observatory in Iceland?"
+    for rounds in (1, 2, 3):
+        llm = NeverSatisfied(responses=[""])
+        state = await build_retrieval_graph().ainvoke(
+            {"namespace": built.namespace, "query": query},
+            context=context(database, embeddings, llm, max_rounds=rounds),
+        )
+        assert len(state["asked"]) == rounds
+        assert llm.asked == rounds - 1
+        assert {r.round for r in state["rankings"]} == set(range(rounds))
+        first_round = {n for r in state["rankings"] if r.round == 0 for n in r.note_ids}
+        assert first_round <= {f.note_id for f in state["fused"]}
+
+
+async def test_llm_decomposition_sufficiency_and_subquery(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    llm = FakeListChatModel(
+        responses=[
+            '{"topic_desc": "Adoption research", "keywords": ["adoption agencies"]}',
+            '{"sufficient": false, "missing_info": "her study plans", "confidence": 0.4}',
+            "Sub-question: What does Caroline want to study?",
+            '{"topic_desc": "Study plans", "keywords": ["counseling"]}',
+            '{"sufficient": true, "missing_info": "", "confidence": 0.9}',
+        ]
+    )
+    state = await build_retrieval_graph().ainvoke(
+        {"namespace": built.namespace, "query": "What is Caroline working towards?"},
+        context=context(database, embeddings, llm),
+    )
+    assert state["plan"].keywords == ("adoption agency",)
+    assert state["asked"] == [
+        "What is Caroline working towards?",
+        "What does Caroline want to study?",
+    ]
+    assert state["current"].keywords == ("counseling",)
+    top = [r.note_id for r in state["results"][:3]]
+    assert built.ids["adoption"] in top and built.ids["counsel"] in top
+
+
+async def test_malformed_llm_output_falls_back_offline(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    llm = FakeListChatModel(responses=["no json", "still no json"] * 4)
+    offline = await build_retrieval_graph().ainvoke(
+        {"namespace": built.namespace, "query": "Melanie pottery class"},
+        context=context(database, embeddings),
+    )
+    fallback = await build_retrieval_graph().ainvoke(
+        {"namespace": built.namespace, "query": "Melanie pottery class"},
+        context=context(database, embeddings, llm),
+    )
+    assert fallback["plan"] == offline["plan"]
+    assert [r.note_id for r in fallback["results"]] == [r.note_id for r in offline["results"]]
+
+
+async def test_memory_search_packs_sources_channels_and_budget(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    memory = Memory(database, embeddings, retrieval=RetrievalConfig(diversity=0.0))
+    results = await memory.asearch(built.namespace, "Who ran a charity race?", k=3)
+    assert len(results) == 3
+    best = results[0]
+    assert best.note_id == built.ids["race"]
+    assert [s.key for s in best.sources] == ["race"]
+    assert best.sources[0].speaker == "Melanie"
+    assert {"vector", "fulltext", "keyword"} <= set(best.channels)
+    assert results[0].score >= results[1].score >= results[2].score
+    tight = await memory.asearch(built.namespace, "Who ran a charity race?", token_budget=1)
+    assert [r.note_id for r in tight] == [best.note_id]
+    with pytest.raises(InvalidInputError):
+        await memory.asearch(built.namespace, "  ")
+
+
+async def test_other_namespaces_never_leak(
+    built: Built, database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    other = await build(database, embeddings, (ns[0], ns[1] + "x"))
+    memory = Memory(database, embeddings)
+    results = await memory.asearch(built.namespace, "Melanie painting sunrise lake")
+    assert {r.note_id for r in results} <= set(built.ids.values())
+    assert not {r.note_id for r in results} & set(other.ids.values())

@@ -1,0 +1,120 @@
+"""Pure parts of retrieval: fusion, diversity, channel rankings, offline sufficiency."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from langmemcore.prompts.sufficiency import parse_subquery
+from langmemcore.retrieval.channels import (
+    QueryPlan,
+    rank_by_keywords,
+    rank_neighbours,
+    rank_topics,
+)
+from langmemcore.retrieval.fusion import ChannelRanking, Fused, diversify, fuse
+from langmemcore.retrieval.pack import SourceRef, order_sources
+from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline
+from langmemcore.storage.repository import Scored
+from langmemcore.text import TimeMention
+
+
+def test_rrf_scores_and_attribution_by_hand() -> None:
+    fused = fuse(
+        [
+            ChannelRanking("vector", (1, 2, 3), 1.0),
+            ChannelRanking("keyword", (3, 1), 0.5),
+        ],
+        rrf_k=60,
+    )
+    scores = {f.note_id: f.score for f in fused}
+    assert scores[1] == pytest.approx(1 / 61 + 0.5 / 62)
+    assert scores[2] == pytest.approx(1 / 62)
+    assert scores[3] == pytest.approx(1 / 63 + 0.5 / 61)
+    assert [f.note_id for f in fused] == [1, 3, 2]
+    assert fused[0].ranks == {"vector": 1, "keyword": 2}
+
+
+def test_fusion_keeps_the_best_rank_per_channel_and_ignores_zero_weights() -> None:
+    fused = fuse(
+        [
+            ChannelRanking("vector", (5, 6), 1.0, round=0),
+            ChannelRanking("vector", (6, 5), 0.25, round=1),
+            ChannelRanking("time", (7,), 0.0),
+        ]
+    )
+    assert {f.note_id for f in fused} == {5, 6}
+    assert all(f.ranks["vector"] == 1 for f in fused)
+
+
+def test_diversify_pushes_near_duplicates_down() -> None:
+    fused = [Fused(1, 1.0), Fused(2, 0.99), Fused(3, 0.9)]
+    vectors = {1: [1.0, 0.0], 2: [1.0, 0.0], 3: [0.0, 1.0]}
+    assert [f.note_id for f in diversify(fused, vectors, 0.7)] == [1, 3, 2]
+    assert [f.note_id for f in diversify(fused, vectors, 1.0)] == [1, 2, 3]
+
+
+def test_keyword_ranking_sums_best_match_per_entity() -> None:
+    matches = [[(10, 0.9), (11, 0.6)], [(20, 0.8)]]
+    notes = {1: [10], 2: [11, 20], 3: [30]}
+    assert rank_by_keywords(matches, notes, 10) == [2, 1]
+
+
+def test_topic_ranking_weights_topic_similarity() -> None:
+    topics = [Scored(100, 0.9), Scored(200, 0.5)]
+    members = {100: [Scored(1, 2.0), Scored(2, 1.0)], 200: [Scored(3, 4.0)]}
+    assert rank_topics(topics, members, 10) == [1, 3, 2]
+
+
+def test_neighbour_ranking_is_gated_by_relevance() -> None:
+    anchors = [Scored(1, 1.0), Scored(2, 0.5)]
+    edges = [(1, 10, 0.9), (2, 11, 0.9), (12, 1, 0.5), (1, 2, 1.0)]
+    relevance = {10: 0.2, 11: 0.9, 12: 0.8}
+    # 11: 0.5 * 0.9 * 0.9 = 0.405; 12: 1.0 * 0.5 * 0.8 = 0.4; 10: 1.0 * 0.9 * 0.2 = 0.18
+    assert rank_neighbours(anchors, edges, relevance, 10) == [11, 12, 10]
+    assert rank_neighbours(anchors, edges, {10: 0.5}, 10) == [10]
+
+
+def plan(keywords: tuple[str, ...], times: tuple[TimeMention, ...] = ()) -> QueryPlan:
+    return QueryPlan("q", "t", keywords, (), times, (1.0,), (1.0,), ())
+
+
+def test_offline_sufficiency_needs_every_keyword_and_the_date() -> None:
+    evidence = [EvidenceNote(1, "Melanie ran a charity race.", ("charity race",), "2023-06-10")]
+    assert judge_offline(plan(("charity race",)), evidence, ["q"]).sufficient
+    missing = judge_offline(plan(("charity race", "pottery")), evidence, ["q"])
+    assert not missing.sufficient
+    assert missing.missing == "pottery"
+    assert missing.subquery is not None and missing.subquery.startswith("pottery")
+    june = TimeMention("in May", date(2023, 5, 1), date(2023, 5, 31), "month")
+    assert not judge_offline(plan(("charity race",), (june,)), evidence, ["q"]).sufficient
+
+
+def test_offline_sufficiency_never_repeats_a_subquery() -> None:
+    evidence = [EvidenceNote(1, "Nothing relevant.", (), None)]
+    verdict = judge_offline(plan(("volcano",)), evidence, ["q", "volcano"])
+    assert verdict.sufficient and verdict.subquery is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Sub-question: Where does Mel live?", "Where does Mel live?"),
+        ("None", None),
+        ("  none.\n", None),
+        ('"What is the date?"', "What is the date?"),
+    ],
+)
+def test_parse_subquery(text: str, expected: str | None) -> None:
+    assert parse_subquery(text) == expected
+
+
+def test_sources_most_relevant_to_the_query_come_first() -> None:
+    sources = [
+        SourceRef("a", None, None, "We had pizza."),
+        SourceRef("b", None, None, "I ran a charity race for mental health."),
+    ]
+    ordered = order_sources(sources, {"charity", "race"})
+    assert [s.key for s in ordered] == ["b", "a"]
+    assert [s.key for s in order_sources(sources, set())] == ["a", "b"]
