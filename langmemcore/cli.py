@@ -57,6 +57,24 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_eval_locomo(args: argparse.Namespace) -> int:
+    from langmemcore.eval.locomo import load_locomo
+    from langmemcore.eval.locomo_eval import evaluate_locomo
+    from langmemcore.memory import Memory
+
+    async def run() -> str:
+        memory = await Memory.aopen(args.url)
+        report = await evaluate_locomo(
+            memory, load_locomo(args.path), ablations=args.ablations, progress=True
+        )
+        return report.format_markdown() + (
+            f"\n\nmean search latency: {report.query_seconds * 1000:.1f} ms\n"
+        )
+
+    print(asyncio.run(run()))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``langmemcore`` command."""
     parser = argparse.ArgumentParser(prog="langmemcore", description=__doc__)
@@ -79,6 +97,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--embeddings", default=None, help="'provider:model' (default: local all-MiniLM-L6-v2)"
     )
     doctor.set_defaults(func=_cmd_doctor)
+    evaluation = sub.add_parser("eval", help="evaluate memory on a benchmark")
+    benchmarks = evaluation.add_subparsers(dest="benchmark", required=True)
+    locomo = benchmarks.add_parser("locomo", help="LoCoMo evidence recall@k by turn budget")
+    locomo.add_argument("path", help="LoCoMo JSON file (e.g. ../shared/data/locomo-dev.json)")
+    locomo.add_argument(
+        "--ablations",
+        action="store_true",
+        help="also run each channel off, the loop off, append-only memory",
+    )
+    locomo.set_defaults(func=_cmd_eval_locomo)
     return parser
 
 

@@ -72,6 +72,7 @@ def note_snapshot(note: Note, source_ids: Sequence[int]) -> dict[str, Any]:
     return {
         "context": note.context,
         "keywords": list(note.keywords),
+        "speakers": list(note.speakers),
         "embedding": [float(x) for x in note.embedding],
         "event_time": note.event_time.isoformat() if note.event_time else None,
         "confidence": note.confidence,
@@ -87,6 +88,7 @@ def draft_snapshot(draft: NoteDraft) -> dict[str, Any]:
         "embedding": list(draft.embedding),
         "event_time": draft.event_time.isoformat() if draft.event_time else None,
         "origin": draft.origin,
+        "speaker": draft.speaker,
     }
 
 
@@ -121,6 +123,8 @@ async def _try_merge(
     note.context = plan.context
     note.embedding = list(plan.embedding)
     note.keywords = list(dict.fromkeys([*note.keywords, *draft.keywords]))
+    if draft.speaker:
+        note.speakers = sorted({*note.speakers, draft.speaker.lower()})
     if draft.event_time and (note.event_time is None or draft.event_time < note.event_time):
         note.event_time = draft.event_time
     note.updated_at = func.now()
@@ -202,6 +206,7 @@ async def apply_observation(
             source_ids=[record.id],
             event_time=draft.event_time,
             origin=draft.origin,
+            speakers=[draft.speaker] if draft.speaker else [],
         )
         lineage_rows.append(
             {

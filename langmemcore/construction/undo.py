@@ -68,6 +68,7 @@ async def _undo_merge(repo: Repository, namespace: Sequence[str], row: Lineage) 
         raise NotFoundError(f"note {row.note_id} of lineage {row.id} no longer exists")
     note.context = before["context"]
     note.keywords = list(before["keywords"])
+    note.speakers = list(before["speakers"])
     note.embedding = before["embedding"]
     note.event_time = _time(before["event_time"])
     note.confidence = before["confidence"]
@@ -89,6 +90,7 @@ async def _undo_merge(repo: Repository, namespace: Sequence[str], row: Lineage) 
         source_ids=[row.observation_id],
         event_time=_time(draft["event_time"]),
         origin=draft["origin"],
+        speakers=[draft["speaker"]] if draft["speaker"] else [],
     )
     await _set_keywords(repo, ns, restored, draft["keywords"])
     return {"note_id": note.id, "restored_note_id": restored}

@@ -4,8 +4,8 @@
   description -> their notes (coarsest level of the hierarchy);
 - **keyword**: top ``k_key`` keywords per query entity by embedding similarity -> the notes
   carrying them (entity level);
-- **neighbour**: 1-hop along edges from the anchors (best vector and keyword notes),
-  weighted by anchor score x edge strength (associative level);
+- **neighbour**: 1-hop along edges from the anchors (the best notes the other channels
+  found, after fusion), weighted by anchor score x edge strength (associative level);
 - **vector**: dense similarity of note contexts to the query;
 - **speaker**: the same, among notes said by a person the query names;
 - **fulltext**: Postgres full text over note contexts (any query term);
@@ -19,17 +19,16 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from sqlalchemy import select
-
 from langmemcore.config import RetrievalConfig
 from langmemcore.retrieval.fusion import ChannelRanking
 from langmemcore.storage.database import Database
-from langmemcore.storage.models import NoteKeyword
 from langmemcore.storage.repository import Repository, Scored
 from langmemcore.text import TimeMention
 
 __all__ = [
     "CHANNEL_FUNCTIONS",
+    "channel_weight",
+    "neighbour_channel",
     "QueryPlan",
     "rank_by_keywords",
     "rank_neighbours",
@@ -145,18 +144,10 @@ async def _keyword_matches(
 async def _note_keywords(
     repo: Repository, ns: tuple[str, ...], keyword_ids: set[int]
 ) -> dict[int, list[int]]:
-    if not keyword_ids:
-        return {}
-    rows = await repo.session.execute(
-        select(NoteKeyword.note_id, NoteKeyword.keyword_id).where(
-            NoteKeyword.namespace == ".".join(ns), NoteKeyword.keyword_id.in_(keyword_ids)
-        )
-    )
     result: dict[int, list[int]] = defaultdict(list)
-    for note_id, keyword_id in rows:
+    for note_id, keyword_id in await repo.active_note_keywords(ns, sorted(keyword_ids)):
         result[note_id].append(keyword_id)
-    active = {s.id for s in await repo.notes_by_keyword_ids(ns, list(keyword_ids))}
-    return {n: k for n, k in result.items() if n in active}
+    return result
 
 
 async def keyword_channel(
@@ -178,20 +169,20 @@ async def topic_channel(
 
 
 async def neighbour_channel(
-    repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
+    repo: Repository,
+    ns: tuple[str, ...],
+    anchors: Sequence[Scored],
+    plan: QueryPlan,
+    config: RetrievalConfig,
 ) -> list[int]:
-    """Associative expansion: 1 hop along edges from the best vector and keyword notes."""
-    nearest = await repo.nearest_notes(ns, plan.vector, config.anchors)
-    by_keyword = await keyword_channel(repo, ns, plan, config)
-    anchors = {s.id: max(s.score, 0.0) for s in nearest}
-    for position, note_id in enumerate(by_keyword[: config.anchors]):
-        anchors[note_id] = max(anchors.get(note_id, 0.0), 1.0 / (position + 2))
-    scored = [Scored(i, s) for i, s in anchors.items()]
-    edges = await repo.edges_of(ns, list(anchors))
+    """Associative expansion: 1 hop along edges from the anchors (the best fused notes),
+    gated by the neighbours' relevance to the query.
+    """
+    edges = await repo.edges_of(ns, [a.id for a in anchors])
     triples = [(e.source_id, e.target_id, e.strength) for e in edges]
-    others = {n for s, t, _w in triples for n in (s, t)} - set(anchors)
+    others = {n for s, t, _w in triples for n in (s, t)} - {a.id for a in anchors}
     relevance = await repo.similarities(ns, sorted(others), plan.vector)
-    return rank_neighbours(scored, triples, relevance, config.depth)
+    return rank_neighbours(anchors, triples, relevance, config.depth)
 
 
 async def vector_channel(
@@ -241,7 +232,6 @@ ChannelFunction = Callable[
 CHANNEL_FUNCTIONS: dict[str, ChannelFunction] = {
     "topic": topic_channel,
     "keyword": keyword_channel,
-    "neighbour": neighbour_channel,
     "vector": vector_channel,
     "speaker": speaker_channel,
     "fulltext": fulltext_channel,
@@ -259,5 +249,11 @@ async def run_channel(
     """Run one channel in its own read transaction and weight its ranking."""
     async with Repository.open(database) as repo:
         note_ids = await CHANNEL_FUNCTIONS[channel](repo, namespace, plan, config)
-    weight = config.weight(channel) * (config.subquery_weight if plan.round else 1.0)
-    return ChannelRanking(channel, tuple(note_ids), weight, plan.round)
+    return ChannelRanking(
+        channel, tuple(note_ids), channel_weight(config, channel, plan.round), plan.round
+    )
+
+
+def channel_weight(config: RetrievalConfig, channel: str, round: int) -> float:
+    """A channel's fusion weight, scaled down for sub-query rounds."""
+    return config.weight(channel) * (config.subquery_weight if round else 1.0)

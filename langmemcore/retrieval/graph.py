@@ -1,5 +1,8 @@
-"""The retrieval graph:
-``decompose -> channels (Send fan-out) -> fuse -> [sufficiency -> refine -> channels]* -> pack``.
+"""The retrieval graph: ``decompose -> channels (Send fan-out) -> fuse -> expand ->
+[sufficiency -> refine -> channels -> fuse -> expand]* -> pack``.
+
+``expand`` is the neighbour channel: it follows edges from the best fused notes, so it
+runs after the other channels.
 
 Dependencies (database, embedder, LLM, settings) reach the nodes through LangGraph's
 runtime context (:class:`RetrievalContext`). Channel rankings accumulate across rounds, so
@@ -22,13 +25,18 @@ from langgraph.types import Send
 
 from langmemcore._errors import LLMOutputError, LLMUnavailableError
 from langmemcore.config import RetrievalConfig
-from langmemcore.retrieval.channels import QueryPlan, run_channel
+from langmemcore.retrieval.channels import (
+    QueryPlan,
+    channel_weight,
+    neighbour_channel,
+    run_channel,
+)
 from langmemcore.retrieval.decompose import plan_query
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
 from langmemcore.storage.database import Database
-from langmemcore.storage.repository import Repository
+from langmemcore.storage.repository import Repository, Scored
 
 __all__ = ["RetrievalContext", "RetrievalState", "build_retrieval_graph"]
 
@@ -95,6 +103,7 @@ def fan_out(state: RetrievalState) -> list[Send]:
             {"namespace": state["namespace"], "current": state["current"], "channel": channel},
         )
         for channel in state["channels"]
+        if channel != "neighbour"
     ]
 
 
@@ -110,6 +119,22 @@ async def channel(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
 async def fuse_node(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Weighted reciprocal rank fusion over every round's rankings."""
     return {"fused": fuse(state["rankings"], runtime.context.config.rrf_k)}
+
+
+async def expand(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
+    """Neighbour channel: 1 hop along edges from the best fused notes, then re-fuse."""
+    config = runtime.context.config
+    if "neighbour" not in state["channels"] or not state["fused"]:
+        return {}
+    top = state["fused"][: config.anchors]
+    anchors = [Scored(f.note_id, f.score / top[0].score) for f in top]
+    plan = state["current"]
+    async with Repository.open(runtime.context.database) as repo:
+        ids = await neighbour_channel(repo, state["namespace"], anchors, plan, config)
+    ranking = ChannelRanking(
+        "neighbour", tuple(ids), channel_weight(config, "neighbour", plan.round), plan.round
+    )
+    return {"rankings": [ranking], "fused": fuse([*state["rankings"], ranking], config.rrf_k)}
 
 
 async def _evidence(
@@ -187,13 +212,15 @@ def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_node("decompose", decompose)
     graph.add_node("channel", channel)
     graph.add_node("fuse", fuse_node)
+    graph.add_node("expand", expand)
     graph.add_node("sufficiency", sufficiency)
     graph.add_node("refine", refine)
     graph.add_node("pack", pack)
     graph.add_edge(START, "decompose")
     graph.add_conditional_edges("decompose", fan_out, ["channel"])
     graph.add_edge("channel", "fuse")
-    graph.add_edge("fuse", "sufficiency")
+    graph.add_edge("fuse", "expand")
+    graph.add_edge("expand", "sufficiency")
     graph.add_conditional_edges("sufficiency", route_after_sufficiency)
     graph.add_conditional_edges("refine", fan_out, ["channel"])
     graph.add_edge("pack", END)

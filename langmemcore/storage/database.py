@@ -25,6 +25,11 @@ __all__ = ["Database", "resolve_database_url", "sync_url"]
 
 MIGRATE_HINT = "run `langmemcore migrate` (or `alembic upgrade head`)"
 
+SESSION_OPTIONS = "-c hnsw.iterative_scan=strict_order -c hnsw.ef_search=100"
+"""Session settings of every connection: HNSW scans keep going until enough rows pass the
+namespace (and speaker) filters, so a small namespace among big ones still gets its k
+nearest notes (pgvector >= 0.8), and candidate lists are deep enough for the channels."""
+
 
 def sync_url(url: str) -> str:
     """Normalise a Postgres URL to SQLAlchemy's psycopg 3 scheme.
@@ -89,7 +94,12 @@ class Database:
         loop = asyncio.get_running_loop()
         engine = self._engines.get(loop)
         if engine is None:
-            engine = create_async_engine(self.url, pool_size=self.pool_size, max_overflow=10)
+            engine = create_async_engine(
+                self.url,
+                pool_size=self.pool_size,
+                max_overflow=10,
+                connect_args={"options": SESSION_OPTIONS},
+            )
             self._engines[loop] = engine
         return engine
 

@@ -93,6 +93,7 @@ class Note(Base):
     context: Mapped[str] = mapped_column(Text)
     embedding: Mapped[Any] = mapped_column(Vector())
     keywords: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
+    speakers: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
     confidence: Mapped[float] = mapped_column(Float, server_default="0.5")
     valid_from: Mapped[datetime | None]
     valid_to: Mapped[datetime | None]

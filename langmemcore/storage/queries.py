@@ -46,6 +46,7 @@ from langmemcore.storage.models import (
 
 __all__ = [
     "ACTIVE",
+    "active_note_keywords",
     "delete_note_sources",
     "edges_of_notes",
     "fulltext_notes",
@@ -135,19 +136,14 @@ def nearest_notes_by_speakers(
     """Active notes with a source said by one of ``speakers`` (case-insensitive), by
     cosine distance to ``vector`` (``id``, ``distance``), top ``k``.
     """
-    said = (
-        select(NoteSource.note_id)
-        .join(Observation, Observation.id == NoteSource.observation_id)
-        .where(
-            NoteSource.namespace == namespace,
-            Observation.namespace == namespace,
-            func.lower(Observation.speaker).in_([s.lower() for s in speakers]),
-        )
-    )
     distance = Note.embedding.cosine_distance(list(vector)).label("distance")
     return (
         select(Note.id, distance)
-        .where(Note.namespace == namespace, Note.status == ACTIVE, Note.id.in_(said))
+        .where(
+            Note.namespace == namespace,
+            Note.status == ACTIVE,
+            Note.speakers.overlap(cast([s.lower() for s in speakers], ARRAY(Text))),
+        )
         .order_by(distance, Note.id)
         .limit(k)
     )
@@ -201,6 +197,20 @@ def notes_by_keyword_ids(
         )
         .group_by(Note.id)
         .order_by(matches.desc(), Note.id)
+    )
+
+
+def active_note_keywords(namespace: str, keyword_ids: Sequence[int]) -> Select:
+    """(``note_id``, ``keyword_id``) pairs of active notes carrying any of ``keyword_ids``."""
+    return (
+        select(NoteKeyword.note_id, NoteKeyword.keyword_id)
+        .join(Note, Note.id == NoteKeyword.note_id)
+        .where(
+            NoteKeyword.namespace == namespace,
+            Note.namespace == namespace,
+            NoteKeyword.keyword_id.in_(list(keyword_ids)),
+            Note.status == ACTIVE,
+        )
     )
 
 

@@ -197,8 +197,12 @@ class Repository:
         event_time: datetime | None = None,
         confidence: float = 0.5,
         origin: str = "offline",
+        speakers: Sequence[str] = (),
     ) -> int:
-        """Insert an active note with its sources; returns the note id."""
+        """Insert an active note with its sources; returns the note id.
+
+        ``speakers`` are stored lower-cased (the speaker channel matches them that way).
+        """
         ns = encode_namespace(namespace)
         note_id = int(
             (
@@ -209,6 +213,7 @@ class Repository:
                         context=context,
                         embedding=list(embedding),
                         keywords=list(keywords),
+                        speakers=sorted({s.lower() for s in speakers}),
                         event_time=event_time,
                         confidence=confidence,
                         origin=origin,
@@ -275,6 +280,15 @@ class Repository:
             return {}
         stmt = q.note_similarities(encode_namespace(namespace), note_ids, vector)
         return {i: 1.0 - d for i, d in await self.session.execute(stmt)}
+
+    async def active_note_keywords(
+        self, namespace: Sequence[str], keyword_ids: Sequence[int]
+    ) -> list[tuple[int, int]]:
+        """(note id, keyword id) of the active notes carrying any of ``keyword_ids``."""
+        if not keyword_ids:
+            return []
+        stmt = q.active_note_keywords(encode_namespace(namespace), keyword_ids)
+        return [(n, k) for n, k in await self.session.execute(stmt)]
 
     async def notes_by_keywords(
         self, namespace: Sequence[str], names: Sequence[str]

@@ -94,7 +94,7 @@ async def test_unmerge_restores_the_previous_notes_exactly(
     await memory.aingest_many(ns, first_two)
     async with Repository.open(database) as repo:
         before = {
-            n.id: (n.context, list(n.keywords), list(n.embedding), n.event_time)
+            n.id: (n.context, list(n.keywords), list(n.embedding), n.event_time, n.speakers)
             for n in await repo.session.scalars(select(Note).where(Note.namespace == ".".join(ns)))
         }
     duplicate = observations()[2]
@@ -107,6 +107,7 @@ async def test_unmerge_restores_the_previous_notes_exactly(
     )
     assert result.operation == "merge"
     restored = await memory.aunmerge(ns, result.note_id or 0)
+
     assert len(restored) == 1
     async with Repository.open(database) as repo:
         notes = {
@@ -114,12 +115,14 @@ async def test_unmerge_restores_the_previous_notes_exactly(
             for n in await repo.session.scalars(select(Note).where(Note.namespace == ".".join(ns)))
         }
         sources = await repo.sources_of(ns, list(notes))
-    for note_id, (context, keywords, embedding, when) in before.items():
+    for note_id, (context, keywords, embedding, when, speakers) in before.items():
         note = notes[note_id]
+        assert list(note.speakers) == list(speakers) == [sources[note_id][0].speaker.lower()]
         assert (note.context, list(note.keywords), when) == (context, keywords, note.event_time)
         assert list(note.embedding) == pytest.approx(embedding)
     new = notes[restored[0]]
     assert [o.key for o in sources[new.id]] == [duplicate.key]
+    assert list(new.speakers) == [duplicate.speaker.lower()]
     assert "painted a sunrise" in new.context
     with pytest.raises(InvalidInputError, match="already undone"):
         async with Repository.open(database) as repo:

@@ -14,9 +14,9 @@ from langmemcore.config import RetrievalConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
-from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS
+from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS, neighbour_channel
 from langmemcore.retrieval.decompose import plan_query
-from langmemcore.storage import Database, Repository
+from langmemcore.storage import Database, Repository, Scored
 from langmemcore.storage.models import Topic, TopicKeyword
 
 NOTES = {
@@ -87,6 +87,7 @@ async def build(
                 keywords=kws,
                 source_ids=[obs.id],
                 event_time=when,
+                speakers=[speaker],
             )
             await repo.attach_keywords(namespace, ids[label], [kw[k] for k in kws])
         await repo.add_edges(
@@ -162,14 +163,10 @@ async def test_topic_channel(built: Built, database: Database, embeddings: Local
 async def test_neighbour_channel_follows_edges_from_the_anchors(
     built: Built, database: Database, embeddings: LocalEmbeddings
 ) -> None:
-    found = await run(
-        "neighbour",
-        built,
-        database,
-        embeddings,
-        "What is Caroline researching about adoption?",
-        anchors=1,
-    )
+    plan = await plan_query("What is Caroline researching about adoption?", embeddings)
+    anchors = [Scored(built.ids["adoption"], 1.0)]
+    async with Repository.open(database) as repo:
+        found = await neighbour_channel(repo, built.namespace, anchors, plan, RetrievalConfig())
     assert found == [built.ids["counsel"]]
 
 

@@ -1,0 +1,505 @@
+"""Benchmark: offline search latency of ``Memory.asearch`` vs LangGraph's ``PostgresStore.search``.
+
+Run: ``python -m langmemcore.eval.bench_search ../shared/data/locomo-dev.json
+[--sizes 10000 100000] [--queries 200] [--url URL]``
+
+Both systems hold the same notes (same texts, same vectors) in the same Postgres (a fresh
+embedded server in a temporary folder unless ``--url`` / ``DATABASE_URL`` is given), embed
+queries with the same embedder (local all-MiniLM-L6-v2) and answer the same questions in the
+same run: the first ``--queries`` LoCoMo questions of categories 1-4, asked against one
+namespace of each size, alternating system query by query, after 5 warm-up questions (the
+last five, not counted). Latency includes embedding the query (once for
+``PostgresStore.search(prefix, query=..., limit=20)``; query, topic and keywords in one batch
+for ``Memory.asearch`` with its default settings and no LLM). Prints load times per phase,
+then p50 / p95 / mean latency per size and system and the ratio of the p50s.
+
+The data is synthetic (ingesting 100k notes through the construction graph takes about an
+hour), built from the 1451 real LoCoMo turns:
+
+- The turns' contexts (``"Speaker: text"``) are embedded once with the real embedder; their
+  keywords come from ``analyze_observation``; the distinct keyword names and the speakers'
+  names are embedded once.
+- Note ``i`` of a namespace derives from base turn ``i mod 1451`` in cycle ``i // 1451``.
+  Cycle 0 is the real turn (text, speaker, time, vector, keywords). Later cycles vary it:
+  the conversation's two speakers are renamed to those of conversation ``(k + cycle) mod 3``
+  (in the text, the speaker and the keywords), the first 4-10 words of a random other turn
+  are appended (``"<text> Also: <fragment>"``), the event time moves 30 days per cycle, the
+  vector is the normalised ``v_base + 0.35 v_other + N(0, 0.02^2 I)`` (seeded per
+  namespace) and the other turn's first keyword joins the base turn's keywords. Texts are
+  unique within a namespace.
+- Each note has one source observation (its text, speaker and event time, taken as UTC),
+  its keywords (``notes.keywords`` and ``note_keywords``) and 1-2 ``related_to`` edges
+  (strength 0.5-0.9, tag = a shared keyword) to the note of the same base turn one cycle
+  earlier and / or the previous note of the same cycle.
+- Rows go in by binary ``COPY`` with ids reserved from the identity sequences; the notes'
+  HNSW index is dropped during the load and rebuilt after it (same definition as the
+  migration); topics come from ``evolve_topics``; then ``ANALYZE``.
+- ``PostgresStore`` gets the same namespaces and texts through ``batch([PutOp, ...])`` in
+  chunks of 1000 (its HNSW index stays live); its embedder returns the precomputed vector of
+  a stored text and the real MiniLM embedding of anything else (the queries).
+
+Two other namespaces of 10k notes are loaded first; then one namespace per size, in
+ascending order, each measured right after it is loaded (so the tables also hold the
+smaller measured namespaces when a larger one is measured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import os
+import re
+import tempfile
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import psycopg
+from langchain_core.embeddings import Embeddings
+from pgvector.psycopg import register_vector
+from sqlalchemy import make_url
+
+from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.eval.locomo import Conversation, Turn, load_locomo
+from langmemcore.memory import Memory
+from langmemcore.storage import Database, upgrade
+from langmemcore.storage.embedded import embedded_database_url
+from langmemcore.text import analyze_observation, normalize_keyword
+
+if TYPE_CHECKING:
+    from langgraph.store.postgres import PostgresStore
+
+__all__ = ["LookupEmbeddings", "Material", "SyntheticNote", "main", "synthesize"]
+
+Matrix = npt.NDArray[np.float32]
+OTHER_SHARE = 0.35
+"""Weight of the other turn's vector in a varied note's vector."""
+NOISE = 0.02
+"""Standard deviation of the gaussian noise added per dimension."""
+CHUNK = 1000
+"""PutOps per ``PostgresStore.batch`` call."""
+WARMUP = 5
+"""Questions asked of each system before measuring (not counted)."""
+
+
+@dataclass(frozen=True)
+class Material:
+    """The real LoCoMo material synthetic notes are built from.
+
+    Attributes:
+        turns: Every turn of every conversation, in order.
+        conversation: Index of each turn's conversation.
+        speakers: The two speakers of each conversation.
+        vectors: Unit embedding of each turn's ``"Speaker: text"``.
+        keywords: ``analyze_observation`` keywords of each turn.
+        keyword_vectors: Embedding of every keyword name and speaker name.
+    """
+
+    turns: tuple[Turn, ...]
+    conversation: tuple[int, ...]
+    speakers: tuple[tuple[str, str], ...]
+    vectors: Matrix
+    keywords: tuple[tuple[str, ...], ...]
+    keyword_vectors: dict[str, npt.NDArray[np.float32]]
+
+
+@dataclass(frozen=True)
+class SyntheticNote:
+    """One synthetic note with its (single) source observation's fields.
+
+    Attributes:
+        text: The observation text.
+        speaker: Who said it.
+        event_time: When (timezone-aware), if known.
+        keywords: Normalised keyword names.
+    """
+
+    text: str
+    speaker: str
+    event_time: datetime | None
+    keywords: tuple[str, ...]
+
+    @property
+    def context(self) -> str:
+        """The note context, ``"Speaker: text"``."""
+        return f"{self.speaker}: {self.text}"
+
+
+Link = tuple[int, int, float, str | None]
+"""An edge between synthetic notes: (source index, target index, strength, tag)."""
+
+
+def build_material(conversations: Sequence[Conversation], embeddings: Embeddings) -> Material:
+    """Embed the real turns and their keywords once (the only embedding of stored data)."""
+    turns = tuple(t for c in conversations for t in c.turns)
+    conversation = tuple(i for i, c in enumerate(conversations) for _t in c.turns)
+    keywords = tuple(
+        analyze_observation(t.full_text, speaker=t.speaker, event_time=t.event_time).keywords
+        for t in turns
+    )
+    vectors = np.asarray(
+        embeddings.embed_documents([f"{t.speaker}: {t.full_text}" for t in turns]),
+        dtype=np.float32,
+    )
+    names = sorted(
+        {k for ks in keywords for k in ks}
+        | {normalize_keyword(s) for c in conversations for s in c.speakers}
+    )
+    named = np.asarray(embeddings.embed_documents(names), dtype=np.float32)
+    return Material(
+        turns,
+        conversation,
+        tuple(c.speakers for c in conversations),
+        vectors,
+        keywords,
+        dict(zip(names, named, strict=True)),
+    )
+
+
+def _variant(material: Material, i: int, other: int) -> SyntheticNote:
+    count = len(material.turns)
+    base, cycle = i % count, i // count
+    turn = material.turns[base]
+    when = turn.event_time.replace(tzinfo=UTC) if turn.event_time else None
+    if cycle == 0:
+        return SyntheticNote(turn.full_text, turn.speaker, when, material.keywords[base])
+    conv = material.conversation[base]
+    old = material.speakers[conv]
+    rename = dict(zip(old, material.speakers[(conv + cycle) % len(material.speakers)], strict=True))
+    pattern = r"\b(" + "|".join(re.escape(n) for n in old) + r")\b"
+    body = re.sub(pattern, lambda m: rename[m.group(0)], turn.full_text)
+    fragment = " ".join(material.turns[other].text.split()[: 4 + i % 7])
+    renamed = {normalize_keyword(a): normalize_keyword(b) for a, b in rename.items()}
+    keywords = [renamed.get(k, k) for k in material.keywords[base]]
+    keywords.extend(material.keywords[other][:1])
+    return SyntheticNote(
+        f"{body} Also: {fragment}",
+        rename[turn.speaker],
+        when + timedelta(days=30 * cycle) if when else None,
+        tuple(dict.fromkeys(keywords))[:8],
+    )
+
+
+def synthesize(
+    material: Material, n: int, seed: int
+) -> tuple[list[SyntheticNote], Matrix, list[Link]]:
+    """Build ``n`` notes, their unit vectors and their edges (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    count = len(material.turns)
+    bases = np.arange(n) % count
+    others = rng.integers(0, count, size=n)
+    noise = rng.normal(0.0, NOISE, size=(n, material.vectors.shape[1])).astype(np.float32)
+    vectors = material.vectors[bases] + OTHER_SHARE * material.vectors[others] + noise
+    real = np.arange(n) < count
+    vectors[real] = material.vectors[bases[real]]
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    notes: list[SyntheticNote] = []
+    seen: set[str] = set()
+    for i in range(n):
+        note = _variant(material, i, int(others[i]))
+        if note.text in seen:
+            note = SyntheticNote(f"{note.text} [{i}]", note.speaker, note.event_time, note.keywords)
+        seen.add(note.text)
+        notes.append(note)
+    links: list[Link] = []
+    for i in range(n):
+        targets = [i - count] if i >= count else []
+        if i % count and (i < count or rng.random() < 0.5):
+            targets.append(i - 1)
+        for j in targets:
+            shared = [k for k in notes[i].keywords if k in notes[j].keywords]
+            strength = round(float(rng.uniform(0.5, 0.9)), 3)
+            links.append((i, j, strength, shared[0] if shared else None))
+    return notes, vectors, links
+
+
+class LookupEmbeddings(Embeddings):
+    """Precomputed vectors for known texts, the real embedder for anything else.
+
+    Args:
+        fallback: Embedder of unknown texts (the queries).
+    """
+
+    def __init__(self, fallback: Embeddings) -> None:
+        self.fallback = fallback
+        self.known: dict[str, Matrix] = {}
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Known texts' stored vectors; the others embedded by the fallback in one batch."""
+        missing = [t for t in texts if t not in self.known]
+        fresh = dict(zip(missing, self.fallback.embed_documents(missing), strict=True))
+        return [self.known[t].tolist() if t in self.known else fresh[t] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        """One text's vector."""
+        return self.embed_documents([text])[0]
+
+
+def _conninfo(url: str) -> str:
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def _reserve(cur: psycopg.Cursor[Any], table: str, n: int) -> list[int]:
+    cur.execute(
+        f"SELECT nextval(pg_get_serial_sequence('{table}', 'id')) FROM generate_series(1, %s)",
+        (n,),
+    )
+    return [int(row[0]) for row in cur.fetchall()]
+
+
+_COLUMNS = {
+    "observations": "id int8, namespace text, key text, content text, content_hash varchar, "
+    "speaker text, event_time timestamptz",
+    "notes": "id int8, namespace text, context text, embedding vector, keywords text[], "
+    "event_time timestamptz",
+    "note_sources": "namespace text, note_id int8, observation_id int8",
+    "keywords": "id int8, namespace text, name text, embedding vector",
+    "note_keywords": "namespace text, note_id int8, keyword_id int8",
+    "edges": "namespace text, source_id int8, target_id int8, relation varchar, strength float8, "
+    "tag text",
+}
+"""Columns (with their types) written by binary COPY, per table."""
+
+
+def _copy(cur: psycopg.Cursor[Any], table: str, rows: Iterable[Sequence[Any]]) -> None:
+    columns = [c.split() for c in _COLUMNS[table].split(", ")]
+    names = ", ".join(name for name, _type in columns)
+    with cur.copy(f"COPY {table} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
+        copy.set_types([kind for _name, kind in columns])
+        for row in rows:
+            copy.write_row(row)
+
+
+def load_notes(
+    conn: psycopg.Connection[Any],
+    ns: str,
+    notes: Sequence[SyntheticNote],
+    vectors: Matrix,
+    links: Sequence[Link],
+    material: Material,
+) -> None:
+    """COPY one namespace's observations, notes, sources, keywords and edges (one transaction)."""
+    n = len(notes)
+    names = sorted({k for note in notes for k in note.keywords})
+    with conn.transaction(), conn.cursor() as cur:
+        obs, ids = _reserve(cur, "observations", n), _reserve(cur, "notes", n)
+        kw = dict(zip(names, _reserve(cur, "keywords", len(names)), strict=True))
+        digest = [hashlib.sha256(note.text.encode()).hexdigest() for note in notes]
+        tables: dict[str, Iterable[Sequence[Any]]] = {
+            "observations": (
+                (obs[i], ns, f"syn-{i}", t.text, digest[i], t.speaker, t.event_time)
+                for i, t in enumerate(notes)
+            ),
+            "notes": (
+                (ids[i], ns, t.context, vectors[i], list(t.keywords), t.event_time)
+                for i, t in enumerate(notes)
+            ),
+            "note_sources": ((ns, ids[i], obs[i]) for i in range(n)),
+            "keywords": ((k, ns, name, material.keyword_vectors[name]) for name, k in kw.items()),
+            "note_keywords": ((ns, ids[i], kw[k]) for i, t in enumerate(notes) for k in t.keywords),
+            "edges": ((ns, ids[a], ids[b], "related_to", s, tag) for a, b, s, tag in links),
+        }
+        for table, rows in tables.items():
+            _copy(cur, table, rows)
+
+
+def load_store(
+    store: PostgresStore,
+    lookup: LookupEmbeddings,
+    namespace: tuple[str, ...],
+    notes: Sequence[SyntheticNote],
+    vectors: Matrix,
+) -> None:
+    """Put the same notes into ``PostgresStore`` in chunks (the vectors come from ``lookup``)."""
+    from langgraph.store.base import PutOp
+
+    lookup.known = {note.context: vectors[i] for i, note in enumerate(notes)}
+    for start in range(0, len(notes), CHUNK):
+        ops = [
+            PutOp(
+                namespace,
+                f"syn-{i}",
+                {
+                    "text": notes[i].context,
+                    "speaker": notes[i].speaker,
+                    "time": t.isoformat() if (t := notes[i].event_time) else None,
+                },
+            )
+            for i in range(start, min(start + CHUNK, len(notes)))
+        ]
+        store.batch(ops)
+    lookup.known = {}
+
+
+class _Clock:
+    """Times named phases and prints each as it ends."""
+
+    def __init__(self) -> None:
+        self.total = time.perf_counter()
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        yield
+        print(f"  {name}: {time.perf_counter() - start:.1f} s", flush=True)
+
+
+def _rebuild_hnsw(conn: psycopg.Connection[Any], definitions: Sequence[str]) -> None:
+    conn.execute("SET maintenance_work_mem = '1GB'")
+    for definition in definitions:
+        conn.execute(definition)
+
+
+def _hnsw_on_notes(conn: psycopg.Connection[Any]) -> list[tuple[str, str]]:
+    rows = conn.execute(
+        "SELECT indexname, indexdef FROM pg_indexes "
+        "WHERE tablename = 'notes' AND indexdef ILIKE '%USING hnsw%'"
+    ).fetchall()
+    return [(str(name), str(definition)) for name, definition in rows]
+
+
+async def _load(
+    clock: _Clock,
+    conn: psycopg.Connection[Any],
+    memory: Memory,
+    store: PostgresStore,
+    lookup: LookupEmbeddings,
+    material: Material,
+    namespace: tuple[str, ...],
+    size: int,
+    seed: int,
+) -> None:
+    label = f"{'.'.join(namespace)} ({size} notes)"
+    print(f"loading {label}", flush=True)
+    with clock.phase("synthesize texts, vectors, edges"):
+        notes, vectors, links = synthesize(material, size, seed)
+    hnsw = _hnsw_on_notes(conn)
+    with clock.phase(f"langmemcore COPY ({len(links)} edges, HNSW dropped)"):
+        for name, _definition in hnsw:
+            conn.execute(f'DROP INDEX "{name}"')
+        load_notes(conn, ".".join(namespace), notes, vectors, links, material)
+    with clock.phase("langmemcore HNSW rebuild (whole notes table)"):
+        _rebuild_hnsw(conn, [definition for _name, definition in hnsw])
+    with clock.phase("langmemcore evolve_topics"):
+        summary = await memory.aevolve_topics(namespace)
+    print(f"    {len(summary.topics)} topics, {summary.unassigned} keywords unassigned")
+    with clock.phase(f"PostgresStore.batch(PutOp) x {size}"):
+        load_store(store, lookup, namespace, notes, vectors)
+    with clock.phase("ANALYZE"):
+        conn.execute("ANALYZE")
+
+
+Latencies = dict[str, tuple[list[float], list[int]]]
+
+
+async def _measure(
+    memory: Memory,
+    store: PostgresStore,
+    namespace: tuple[str, ...],
+    questions: Sequence[str],
+    warmup: Sequence[str],
+) -> Latencies:
+    async def ours(query: str) -> int:
+        return len(await memory.asearch(namespace, query))
+
+    async def theirs(query: str) -> int:
+        return len(store.search(namespace, query=query, limit=20))
+
+    systems = {"langmemcore": ours, "PostgresStore": theirs}
+    for query in warmup:
+        for search in systems.values():
+            await search(query)
+    result: Latencies = {name: ([], []) for name in systems}
+    for query in questions:
+        for name, search in systems.items():
+            start = time.perf_counter()
+            hits = await search(query)
+            result[name][0].append((time.perf_counter() - start) * 1000)
+            result[name][1].append(hits)
+    return result
+
+
+def _print_table(measured: Sequence[tuple[int, Latencies]]) -> None:
+    print(f"{'size':>7}  {'system':<14} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8} {'hits':>6}")
+    for size, latencies in measured:
+        p50s = {}
+        for name, (ms, hits) in latencies.items():
+            p50, p95 = np.percentile(ms, [50, 95])
+            p50s[name] = float(p50)
+            print(
+                f"{size:>7}  {name:<14} {p50:>8.1f} {p95:>8.1f} {np.mean(ms):>8.1f} "
+                f"{np.mean(hits):>6.1f}"
+            )
+        ratio = p50s["langmemcore"] / p50s["PostgresStore"]
+        print(f"{size:>7}  p50 ratio langmemcore / PostgresStore: {ratio:.2f}x")
+
+
+async def _run(path: Path, sizes: Sequence[int], queries: int, url: str | None) -> None:
+    from langgraph.store.postgres import PostgresStore
+    from psycopg.rows import dict_row
+
+    clock = _Clock()
+    if url is None:
+        url = embedded_database_url(Path(tempfile.mkdtemp(prefix="lmc-bench-")))
+    database = Database(url)
+    with clock.phase("schema upgrade"):
+        upgrade(database)
+    conversations = load_locomo(path)
+    embeddings = LocalEmbeddings()
+    with clock.phase("embed the real turns and keyword names"):
+        material = build_material(conversations, embeddings)
+    questions = [q.question for c in conversations for q in c.retrieval_questions]
+    print(
+        f"{len(material.turns)} turns, {len(material.keyword_vectors)} keyword names, "
+        f"{len(questions)} questions (asking {min(queries, len(questions))})"
+    )
+    memory = Memory(database, embeddings)
+    lookup = LookupEmbeddings(embeddings)
+    run = f"bench-{uuid.uuid4().hex[:8]}"
+    layout = [((run, "other-1"), 10_000, False), ((run, "other-2"), 10_000, False)]
+    layout += [((run, f"n{size}"), size, True) for size in sorted(sizes)]
+    measured: list[tuple[int, Latencies]] = []
+    conninfo = _conninfo(url)
+    with (
+        psycopg.Connection.connect(conninfo, autocommit=True) as conn,
+        psycopg.Connection.connect(
+            conninfo, autocommit=True, prepare_threshold=0, row_factory=dict_row
+        ) as store_conn,
+    ):
+        register_vector(conn)
+        store = PostgresStore(store_conn, index={"dims": 384, "embed": lookup, "fields": ["text"]})
+        store.setup()
+        for seed, (namespace, size, measure) in enumerate(layout):
+            await _load(clock, conn, memory, store, lookup, material, namespace, size, seed)
+            if measure:
+                with clock.phase(f"search {queries} queries x 2 systems at {size}"):
+                    latencies = await _measure(
+                        memory, store, namespace, questions[:queries], questions[-WARMUP:]
+                    )
+                measured.append((size, latencies))
+    await database.dispose()
+    print(f"total {time.perf_counter() - clock.total:.0f} s")
+    _print_table(measured)
+
+
+def main() -> None:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("path", type=Path, help="LoCoMo JSON file")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--url", default=os.environ.get("DATABASE_URL"))
+    args = parser.parse_args()
+    asyncio.run(_run(args.path, args.sizes, args.queries, args.url))
+
+
+if __name__ == "__main__":
+    main()
