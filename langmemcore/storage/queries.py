@@ -16,7 +16,6 @@ from sqlalchemy import (
     Insert,
     Select,
     Text,
-    and_,
     bindparam,
     case,
     cast,
@@ -65,7 +64,6 @@ __all__ = [
     "nearest_topics",
     "note_similarities",
     "notes_by_ids",
-    "notes_by_keyword_ids",
     "notes_by_keywords",
     "notes_in_time_range",
     "observation_by_key",
@@ -178,25 +176,6 @@ def keyword_ids_by_name(namespace: str, names: Sequence[str]) -> Select:
     """(``id``, ``name``) of the given normalised keyword names."""
     return select(Keyword.id, Keyword.name).where(
         Keyword.namespace == namespace, Keyword.name.in_(list(names))
-    )
-
-
-def notes_by_keyword_ids(
-    namespace: str, keyword_ids: Sequence[int], *, statuses: Sequence[str] = (ACTIVE,)
-) -> Select:
-    """Notes carrying any of ``keyword_ids`` with how many they match (``id``, ``matches``)."""
-    matches = func.count(NoteKeyword.keyword_id).label("matches")
-    return (
-        select(Note.id, matches)
-        .join(NoteKeyword, and_(NoteKeyword.note_id == Note.id))
-        .where(
-            NoteKeyword.namespace == namespace,
-            Note.namespace == namespace,
-            NoteKeyword.keyword_id.in_(list(keyword_ids)),
-            Note.status.in_(statuses),
-        )
-        .group_by(Note.id)
-        .order_by(matches.desc(), Note.id)
     )
 
 

@@ -299,15 +299,6 @@ class Repository:
         rows = await self.session.execute(q.notes_by_keywords(encode_namespace(namespace), names))
         return [Scored(i, float(m)) for i, m in rows]
 
-    async def notes_by_keyword_ids(
-        self, namespace: Sequence[str], keyword_ids: Sequence[int]
-    ) -> list[Scored]:
-        """Active notes carrying any of ``keyword_ids``; score = matches."""
-        if not keyword_ids:
-            return []
-        stmt = q.notes_by_keyword_ids(encode_namespace(namespace), keyword_ids)
-        return [Scored(i, float(m)) for i, m in await self.session.execute(stmt)]
-
     async def nearest_keywords(
         self, namespace: Sequence[str], vector: Sequence[float], k: int
     ) -> list[tuple[int, str, float]]:

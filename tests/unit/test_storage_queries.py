@@ -30,7 +30,6 @@ def where_clause(stmt: object) -> str:
         q.nearest_notes("ns", VECTOR, 5),
         q.nearest_keywords("ns", VECTOR, 5),
         q.notes_by_keywords("ns", ["paris"]),
-        q.notes_by_keyword_ids("ns", [1, 2]),
         q.edges_of_notes("ns", [1]),
         q.topic_notes("ns", [1]),
         q.fulltext_notes("ns", [("pari", 1.2), ("trip", 0.4)], 5),
