@@ -43,10 +43,11 @@ class LocalEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 on the CPU: 384 dimensions, normalised vectors.
 
     Args:
-        batch_size: Sentences per forward pass.
+        batch_size: Sentences per forward pass (16 measured fastest for conversational
+            turns on 2 CPU cores: less padding per batch).
     """
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 16) -> None:
         self.batch_size = batch_size
 
     @property

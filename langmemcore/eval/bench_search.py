@@ -3,44 +3,37 @@
 Run: ``python -m langmemcore.eval.bench_search ../shared/data/locomo-dev.json
 [--sizes 10000 100000] [--queries 200] [--url URL]``
 
-Both systems hold the same notes (same texts, same vectors) in the same Postgres (a fresh
-embedded server in a temporary folder unless ``--url`` / ``DATABASE_URL`` is given), embed
-queries with the same embedder (local all-MiniLM-L6-v2) and answer the same questions in the
-same run: the first ``--queries`` LoCoMo questions of categories 1-4, asked against one
-namespace of each size, alternating system query by query, after 5 warm-up questions (the
-last five, not counted). Latency includes embedding the query (once for
-``PostgresStore.search(prefix, query=..., limit=20)``; query, topic and keywords in one batch
-for ``Memory.asearch`` with its default settings and no LLM). Prints load times per phase,
-then p50 / p95 / mean latency per size and system and the ratio of the p50s.
+Same notes (texts and vectors), same Postgres (a fresh embedded server in a temporary folder
+unless ``--url`` / ``DATABASE_URL``), same query embedder (local all-MiniLM-L6-v2), same run:
+the first ``--queries`` LoCoMo questions of categories 1-4 go to one namespace per size,
+alternating ``Memory.asearch`` (defaults, no LLM) and ``PostgresStore.search(prefix,
+query=..., limit=20)`` (server default HNSW settings) query by query, after 5 warm-up
+questions (the last five). Latency includes embedding the query. Prints load times per
+phase, p50 / p95 / mean latency, results returned ("hits") and the ratio of the p50s.
 
-The data is synthetic (ingesting 100k notes through the construction graph takes about an
-hour), built from the 1451 real LoCoMo turns:
+Data is synthetic (the construction graph would take about an hour for 100k notes), made
+from the 1451 real turns, whose ``"Speaker: text"`` contexts, keywords (by
+``analyze_observation``) and speaker names are embedded once with the real embedder:
 
-- The turns' contexts (``"Speaker: text"``) are embedded once with the real embedder; their
-  keywords come from ``analyze_observation``; the distinct keyword names and the speakers'
-  names are embedded once.
-- Note ``i`` of a namespace derives from base turn ``i mod 1451`` in cycle ``i // 1451``.
-  Cycle 0 is the real turn (text, speaker, time, vector, keywords). Later cycles vary it:
-  the conversation's two speakers are renamed to those of conversation ``(k + cycle) mod 3``
-  (in the text, the speaker and the keywords), the first 4-10 words of a random other turn
-  are appended (``"<text> Also: <fragment>"``), the event time moves 30 days per cycle, the
-  vector is the normalised ``v_base + 0.35 v_other + N(0, 0.02^2 I)`` (seeded per
-  namespace) and the other turn's first keyword joins the base turn's keywords. Texts are
+- Note ``i`` derives from turn ``i mod 1451`` in cycle ``c = i // 1451``. Cycle 0 is the
+  real turn (text, speaker, time, vector, keywords). Later cycles rename the conversation's
+  two speakers to those of conversation ``(k + c) mod 3`` (text, speaker, keywords), append
+  the first 4-10 words of a random other turn (``"<text> Also: <fragment>"``), move the
+  event time by ``30 c`` days, add the other turn's first keyword and take as vector the
+  normalised ``v_base + 0.35 v_other + N(0, 0.02^2 I)`` (seed per namespace). Texts are
   unique within a namespace.
-- Each note has one source observation (its text, speaker and event time, taken as UTC),
-  its keywords (``notes.keywords`` and ``note_keywords``) and 1-2 ``related_to`` edges
-  (strength 0.5-0.9, tag = a shared keyword) to the note of the same base turn one cycle
-  earlier and / or the previous note of the same cycle.
-- Rows go in by binary ``COPY`` with ids reserved from the identity sequences; the notes'
-  HNSW index is dropped during the load and rebuilt after it (same definition as the
-  migration); topics come from ``evolve_topics``; then ``ANALYZE``.
-- ``PostgresStore`` gets the same namespaces and texts through ``batch([PutOp, ...])`` in
-  chunks of 1000 (its HNSW index stays live); its embedder returns the precomputed vector of
-  a stored text and the real MiniLM embedding of anything else (the queries).
+- Each note has one source observation (text, speaker, event time as UTC), its keywords
+  (``notes.keywords``, ``note_keywords``), ``notes.speakers`` and 1-2 ``related_to`` edges
+  (strength 0.5-0.9, tag = a shared keyword) to the same turn's note one cycle earlier and /
+  or the previous note of the cycle.
+- Rows go in by binary ``COPY`` (ids reserved from the identity sequences) with the notes'
+  HNSW index dropped and rebuilt after; then ``ANALYZE`` and ``evolve_topics``.
+- ``PostgresStore`` gets the same namespaces and texts by ``batch([PutOp, ...])`` in chunks
+  of 1000 (its HNSW index live); its embedder returns the precomputed vector of a stored
+  text and the real embedding of anything else (the queries). Then ``ANALYZE``.
 
-Two other namespaces of 10k notes are loaded first; then one namespace per size, in
-ascending order, each measured right after it is loaded (so the tables also hold the
-smaller measured namespaces when a larger one is measured).
+Two other namespaces of 10k notes are loaded first, then one namespace per size in
+ascending order, each measured right after its load.
 """
 
 from __future__ import annotations
@@ -259,7 +252,7 @@ _COLUMNS = {
     "observations": "id int8, namespace text, key text, content text, content_hash varchar, "
     "speaker text, event_time timestamptz",
     "notes": "id int8, namespace text, context text, embedding vector, keywords text[], "
-    "event_time timestamptz",
+    "speakers text[], event_time timestamptz",
     "note_sources": "namespace text, note_id int8, observation_id int8",
     "keywords": "id int8, namespace text, name text, embedding vector",
     "note_keywords": "namespace text, note_id int8, keyword_id int8",
@@ -299,7 +292,15 @@ def load_notes(
                 for i, t in enumerate(notes)
             ),
             "notes": (
-                (ids[i], ns, t.context, vectors[i], list(t.keywords), t.event_time)
+                (
+                    ids[i],
+                    ns,
+                    t.context,
+                    vectors[i],
+                    list(t.keywords),
+                    [t.speaker.lower()],
+                    t.event_time,
+                )
                 for i, t in enumerate(notes)
             ),
             "note_sources": ((ns, ids[i], obs[i]) for i in range(n)),
@@ -309,6 +310,11 @@ def load_notes(
         }
         for table, rows in tables.items():
             _copy(cur, table, rows)
+
+
+def _value(note: SyntheticNote) -> dict[str, Any]:
+    when = note.event_time.isoformat() if note.event_time else None
+    return {"text": note.context, "speaker": note.speaker, "time": when}
 
 
 def load_store(
@@ -323,108 +329,76 @@ def load_store(
 
     lookup.known = {note.context: vectors[i] for i, note in enumerate(notes)}
     for start in range(0, len(notes), CHUNK):
-        ops = [
-            PutOp(
-                namespace,
-                f"syn-{i}",
-                {
-                    "text": notes[i].context,
-                    "speaker": notes[i].speaker,
-                    "time": t.isoformat() if (t := notes[i].event_time) else None,
-                },
-            )
-            for i in range(start, min(start + CHUNK, len(notes)))
-        ]
-        store.batch(ops)
+        chunk = range(start, min(start + CHUNK, len(notes)))
+        store.batch([PutOp(namespace, f"syn-{i}", _value(notes[i])) for i in chunk])
     lookup.known = {}
 
 
-class _Clock:
-    """Times named phases and prints each as it ends."""
-
-    def __init__(self) -> None:
-        self.total = time.perf_counter()
-
-    @contextmanager
-    def phase(self, name: str) -> Iterator[None]:
-        start = time.perf_counter()
-        yield
-        print(f"  {name}: {time.perf_counter() - start:.1f} s", flush=True)
-
-
-def _rebuild_hnsw(conn: psycopg.Connection[Any], definitions: Sequence[str]) -> None:
-    conn.execute("SET maintenance_work_mem = '1GB'")
-    for definition in definitions:
-        conn.execute(definition)
-
-
-def _hnsw_on_notes(conn: psycopg.Connection[Any]) -> list[tuple[str, str]]:
-    rows = conn.execute(
-        "SELECT indexname, indexdef FROM pg_indexes "
-        "WHERE tablename = 'notes' AND indexdef ILIKE '%USING hnsw%'"
-    ).fetchall()
-    return [(str(name), str(definition)) for name, definition in rows]
-
-
-async def _load(
-    clock: _Clock,
-    conn: psycopg.Connection[Any],
-    memory: Memory,
-    store: PostgresStore,
-    lookup: LookupEmbeddings,
-    material: Material,
-    namespace: tuple[str, ...],
-    size: int,
-    seed: int,
-) -> None:
-    label = f"{'.'.join(namespace)} ({size} notes)"
-    print(f"loading {label}", flush=True)
-    with clock.phase("synthesize texts, vectors, edges"):
-        notes, vectors, links = synthesize(material, size, seed)
-    hnsw = _hnsw_on_notes(conn)
-    with clock.phase(f"langmemcore COPY ({len(links)} edges, HNSW dropped)"):
-        for name, _definition in hnsw:
-            conn.execute(f'DROP INDEX "{name}"')
-        load_notes(conn, ".".join(namespace), notes, vectors, links, material)
-    with clock.phase("langmemcore HNSW rebuild (whole notes table)"):
-        _rebuild_hnsw(conn, [definition for _name, definition in hnsw])
-    with clock.phase("langmemcore evolve_topics"):
-        summary = await memory.aevolve_topics(namespace)
-    print(f"    {len(summary.topics)} topics, {summary.unassigned} keywords unassigned")
-    with clock.phase(f"PostgresStore.batch(PutOp) x {size}"):
-        load_store(store, lookup, namespace, notes, vectors)
-    with clock.phase("ANALYZE"):
-        conn.execute("ANALYZE")
+@contextmanager
+def _phase(name: str) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    print(f"  {name}: {time.perf_counter() - start:.1f} s", flush=True)
 
 
 Latencies = dict[str, tuple[list[float], list[int]]]
+"""Per system: latency of each query (ms) and how many results it returned."""
 
 
-async def _measure(
-    memory: Memory,
-    store: PostgresStore,
-    namespace: tuple[str, ...],
-    questions: Sequence[str],
-    warmup: Sequence[str],
-) -> Latencies:
-    async def ours(query: str) -> int:
-        return len(await memory.asearch(namespace, query))
+@dataclass
+class _Bench:
+    conn: psycopg.Connection[Any]
+    memory: Memory
+    store: PostgresStore
+    lookup: LookupEmbeddings
+    material: Material
 
-    async def theirs(query: str) -> int:
-        return len(store.search(namespace, query=query, limit=20))
+    async def load(self, namespace: tuple[str, ...], size: int, seed: int) -> None:
+        print(f"loading {'.'.join(namespace)} ({size} notes)", flush=True)
+        with _phase("synthesize texts, vectors, edges"):
+            notes, vectors, links = synthesize(self.material, size, seed)
+        hnsw = self.conn.execute(
+            "SELECT indexname, indexdef FROM pg_indexes "
+            "WHERE tablename = 'notes' AND indexdef ILIKE '%USING hnsw%'"
+        ).fetchall()
+        with _phase(f"langmemcore COPY ({len(links)} edges; notes HNSW dropped)"):
+            for name, _definition in hnsw:
+                self.conn.execute(f'DROP INDEX "{name}"')
+            load_notes(self.conn, ".".join(namespace), notes, vectors, links, self.material)
+        with _phase("langmemcore HNSW rebuild (whole notes table) + ANALYZE"):
+            self.conn.execute("SET maintenance_work_mem = '1GB'")
+            for _name, definition in hnsw:
+                self.conn.execute(definition)
+            self.conn.execute("ANALYZE")
+        with _phase("langmemcore evolve_topics"):
+            summary = await self.memory.aevolve_topics(namespace)
+        print(f"    {len(summary.topics)} topics, {summary.unassigned} keywords unassigned")
+        with _phase(f"PostgresStore.batch(PutOp) x {size}"):
+            load_store(self.store, self.lookup, namespace, notes, vectors)
+        with _phase("ANALYZE"):
+            self.conn.execute("ANALYZE")
 
-    systems = {"langmemcore": ours, "PostgresStore": theirs}
-    for query in warmup:
-        for search in systems.values():
-            await search(query)
-    result: Latencies = {name: ([], []) for name in systems}
-    for query in questions:
-        for name, search in systems.items():
-            start = time.perf_counter()
-            hits = await search(query)
-            result[name][0].append((time.perf_counter() - start) * 1000)
-            result[name][1].append(hits)
-    return result
+    async def measure(
+        self, namespace: tuple[str, ...], questions: Sequence[str], warmup: Sequence[str]
+    ) -> Latencies:
+        async def ours(query: str) -> int:
+            return len(await self.memory.asearch(namespace, query))
+
+        async def theirs(query: str) -> int:
+            return len(self.store.search(namespace, query=query, limit=20))
+
+        systems = {"langmemcore": ours, "PostgresStore": theirs}
+        for query in warmup:
+            for search in systems.values():
+                await search(query)
+        result: Latencies = {name: ([], []) for name in systems}
+        for query in questions:
+            for name, search in systems.items():
+                start = time.perf_counter()
+                hits = await search(query)
+                result[name][0].append((time.perf_counter() - start) * 1000)
+                result[name][1].append(hits)
+        return result
 
 
 def _print_table(measured: Sequence[tuple[int, Latencies]]) -> None:
@@ -446,23 +420,21 @@ async def _run(path: Path, sizes: Sequence[int], queries: int, url: str | None) 
     from langgraph.store.postgres import PostgresStore
     from psycopg.rows import dict_row
 
-    clock = _Clock()
+    started = time.perf_counter()
     if url is None:
         url = embedded_database_url(Path(tempfile.mkdtemp(prefix="lmc-bench-")))
     database = Database(url)
-    with clock.phase("schema upgrade"):
+    with _phase("schema upgrade"):
         upgrade(database)
     conversations = load_locomo(path)
     embeddings = LocalEmbeddings()
-    with clock.phase("embed the real turns and keyword names"):
+    with _phase("embed the real turns and keyword names"):
         material = build_material(conversations, embeddings)
     questions = [q.question for c in conversations for q in c.retrieval_questions]
     print(
         f"{len(material.turns)} turns, {len(material.keyword_vectors)} keyword names, "
         f"{len(questions)} questions (asking {min(queries, len(questions))})"
     )
-    memory = Memory(database, embeddings)
-    lookup = LookupEmbeddings(embeddings)
     run = f"bench-{uuid.uuid4().hex[:8]}"
     layout = [((run, "other-1"), 10_000, False), ((run, "other-2"), 10_000, False)]
     layout += [((run, f"n{size}"), size, True) for size in sorted(sizes)]
@@ -475,18 +447,21 @@ async def _run(path: Path, sizes: Sequence[int], queries: int, url: str | None) 
         ) as store_conn,
     ):
         register_vector(conn)
+        lookup = LookupEmbeddings(embeddings)
         store = PostgresStore(store_conn, index={"dims": 384, "embed": lookup, "fields": ["text"]})
         store.setup()
+        bench = _Bench(conn, Memory(database, embeddings), store, lookup, material)
         for seed, (namespace, size, measure) in enumerate(layout):
-            await _load(clock, conn, memory, store, lookup, material, namespace, size, seed)
+            await bench.load(namespace, size, seed)
             if measure:
-                with clock.phase(f"search {queries} queries x 2 systems at {size}"):
-                    latencies = await _measure(
-                        memory, store, namespace, questions[:queries], questions[-WARMUP:]
+                load = os.getloadavg()[0]
+                with _phase(f"search {queries} queries x 2 systems (load average {load:.1f})"):
+                    latencies = await bench.measure(
+                        namespace, questions[:queries], questions[-WARMUP:]
                     )
                 measured.append((size, latencies))
     await database.dispose()
-    print(f"total {time.perf_counter() - clock.total:.0f} s")
+    print(f"total {time.perf_counter() - started:.0f} s")
     _print_table(measured)
 
 
