@@ -133,28 +133,21 @@ Link = tuple[int, int, float, str | None]
 def build_material(conversations: Sequence[Conversation], embeddings: Embeddings) -> Material:
     """Embed the real turns and their keywords once (the only embedding of stored data)."""
     turns = tuple(t for c in conversations for t in c.turns)
-    conversation = tuple(i for i, c in enumerate(conversations) for _t in c.turns)
     keywords = tuple(
         analyze_observation(t.full_text, speaker=t.speaker, event_time=t.event_time).keywords
         for t in turns
     )
-    vectors = np.asarray(
-        embeddings.embed_documents([f"{t.speaker}: {t.full_text}" for t in turns]),
-        dtype=np.float32,
-    )
+    speakers = tuple(c.speakers for c in conversations)
     names = sorted(
-        {k for ks in keywords for k in ks}
-        | {normalize_keyword(s) for c in conversations for s in c.speakers}
+        {k for ks in keywords for k in ks} | {normalize_keyword(s) for p in speakers for s in p}
     )
-    named = np.asarray(embeddings.embed_documents(names), dtype=np.float32)
-    return Material(
-        turns,
-        conversation,
-        tuple(c.speakers for c in conversations),
-        vectors,
-        keywords,
-        dict(zip(names, named, strict=True)),
+    vectors, named = (
+        np.asarray(embeddings.embed_documents(texts), dtype=np.float32)
+        for texts in ([f"{t.speaker}: {t.full_text}" for t in turns], names)
     )
+    conversation = tuple(i for i, c in enumerate(conversations) for _t in c.turns)
+    named_vectors = dict(zip(names, named, strict=True))
+    return Material(turns, conversation, speakers, vectors, keywords, named_vectors)
 
 
 def _variant(material: Material, i: int, other: int) -> SyntheticNote:
@@ -422,8 +415,10 @@ async def _run(path: Path, sizes: Sequence[int], queries: int, url: str | None) 
 
     started = time.perf_counter()
     if url is None:
-        url = embedded_database_url(Path(tempfile.mkdtemp(prefix="lmc-bench-")))
-    database = Database(url)
+        data_dir = Path(tempfile.mkdtemp(prefix="lmc-bench-"))
+        print(f"embedded Postgres in {data_dir} (left there; delete it when done)", flush=True)
+        url = embedded_database_url(data_dir)
+    database = Database.connect(url)
     with _phase("schema upgrade"):
         upgrade(database)
     conversations = load_locomo(path)
@@ -439,7 +434,7 @@ async def _run(path: Path, sizes: Sequence[int], queries: int, url: str | None) 
     layout = [((run, "other-1"), 10_000, False), ((run, "other-2"), 10_000, False)]
     layout += [((run, f"n{size}"), size, True) for size in sorted(sizes)]
     measured: list[tuple[int, Latencies]] = []
-    conninfo = _conninfo(url)
+    conninfo = _conninfo(database.url)
     with (
         psycopg.Connection.connect(conninfo, autocommit=True) as conn,
         psycopg.Connection.connect(
