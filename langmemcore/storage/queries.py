@@ -244,9 +244,10 @@ def topic_notes(
     )
 
 
-def lexeme_statistics(namespace: str, query: str) -> Select:
+def lexeme_statistics(namespace: str, query: str, cap: int = 2000) -> Select:
     """The query's English lexemes with their document frequency among the namespace's
-    active notes, plus the number of active notes (``lexeme``, ``df``, ``total``).
+    active notes, counted up to ``cap`` (a term that common weighs next to nothing), plus
+    the number of active notes (``lexeme``, ``df``, ``total``).
     """
     english: ColumnElement[Any] = literal_column("'english'::regconfig")
     simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
@@ -256,15 +257,17 @@ def lexeme_statistics(namespace: str, query: str) -> Select:
         )
     ).subquery("lexemes")
     lexeme = lexemes.c.lexeme
-    df = (
-        select(func.count())
+    matching = (
+        select(Note.id)
         .where(
             Note.namespace == namespace,
             Note.status == ACTIVE,
             Note.tsv.op("@@")(func.to_tsquery(simple, func.quote_literal(lexeme))),
         )
-        .scalar_subquery()
+        .limit(cap)
+        .subquery()
     )
+    df = select(func.count()).select_from(matching).scalar_subquery()
     total = (
         select(func.count())
         .where(Note.namespace == namespace, Note.status == ACTIVE)
@@ -278,17 +281,24 @@ def _tsquery_literal(lexeme: str) -> str:
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def fulltext_notes(namespace: str, weighted: Sequence[tuple[str, float]], k: int) -> Select:
-    """Notes matching any lexeme, scored by the sum of the matched lexemes' weights (IDF),
-    ``ts_rank`` breaking ties (``id``, ``score``).
+def fulltext_notes(
+    namespace: str,
+    weighted: Sequence[tuple[str, float]],
+    k: int,
+    candidates: Sequence[str] | None = None,
+) -> Select:
+    """Notes matching any of the ``candidates`` lexemes (default: all), scored by the sum
+    of the weights (IDF) of every lexeme they match, ``ts_rank`` breaking ties
+    (``id``, ``score``).
     """
     simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
     queries = [
         func.to_tsquery(simple, func.quote_literal(bindparam(f"lex{i}", lex)))
         for i, (lex, _w) in enumerate(weighted)
     ]
+    chosen = list(candidates) if candidates else [lex for lex, _w in weighted]
     any_term = func.to_tsquery(
-        simple, bindparam("any", " | ".join(_tsquery_literal(lex) for lex, _w in weighted))
+        simple, bindparam("any", " | ".join(_tsquery_literal(lex) for lex in chosen))
     )
     score = sum(
         (

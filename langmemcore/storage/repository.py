@@ -335,16 +335,22 @@ class Repository:
         return result
 
     async def fulltext_notes(self, namespace: Sequence[str], query: str, k: int) -> list[Scored]:
-        """Active notes matching any term of ``query`` by Postgres full text, scored by the
+        """Active notes matching a term of ``query`` by Postgres full text, scored by the
         inverse document frequency of the terms they match (BM25's IDF, without length
         normalisation: notes are short).
+
+        Terms found in more than a tenth of the notes (speaker names, say) still add their
+        weight but do not select candidates on their own, unless every term is that common.
         """
         ns = encode_namespace(namespace)
         stats = list(await self.session.execute(q.lexeme_statistics(ns, query)))
         weighted = [(lex, bm25_idf(int(df), int(total))) for lex, df, total in stats if df]
         if not weighted:
             return []
-        rows = await self.session.execute(q.fulltext_notes(ns, weighted, k))
+        common = {lex for lex, df, total in stats if df and df > 0.1 * total}
+        rare = [lex for lex, _w in weighted if lex not in common]
+        candidates = rare or [max(weighted, key=lambda t: t[1])[0]]
+        rows = await self.session.execute(q.fulltext_notes(ns, weighted, k, candidates))
         return [Scored(i, float(r)) for i, r in rows]
 
     async def notes_in_time_range(
