@@ -264,6 +264,7 @@ def lexeme_statistics(namespace: str, query: str, cap: int = 2000) -> Select:
             Note.status == ACTIVE,
             Note.tsv.op("@@")(func.to_tsquery(simple, func.quote_literal(lexeme))),
         )
+        .correlate(lexemes)
         .limit(cap)
         .subquery()
     )

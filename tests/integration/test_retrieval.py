@@ -312,3 +312,14 @@ async def test_other_namespaces_never_leak(
     results = await memory.asearch(built.namespace, "Melanie painting sunrise lake")
     assert {r.note_id for r in results} <= set(built.ids.values())
     assert not {r.note_id for r in results} & set(other.ids.values())
+
+
+async def test_document_frequencies_are_counted_per_term(built: Built, database: Database) -> None:
+    from langmemcore.storage import queries as q
+
+    async with Repository.open(database) as repo:
+        rows = await repo.session.execute(
+            q.lexeme_statistics(".".join(built.namespace), "Melanie charity race")
+        )
+        stats = {lexeme: (df, total) for lexeme, df, total in rows}
+    assert stats == {"melani": (3, 6), "chariti": (1, 6), "race": (1, 6)}
