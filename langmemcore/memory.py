@@ -193,7 +193,8 @@ class Memory:
         """Remember many observations in order, batching embeddings.
 
         Gives the same memory as calling :meth:`aingest` for each observation in the same
-        order; topic evolution runs in-line whenever it is due and once at the end.
+        order; topic evolution runs in-line whenever it is due and once at the end. The
+        next batch is drafted and embedded while the current one is applied.
 
         Args:
             namespace: Where to remember them.
@@ -206,32 +207,62 @@ class Memory:
         for item in items:
             validate_text(item.text, max_chars=self.config.max_observation_chars)
         report = progress_callback(progress, "ingest")
+        batches = [items[s : s + batch_size] for s in range(0, len(items), batch_size)]
+        first_seen = {o.key: i for i, o in reversed(list(enumerate(items)))}
         results: list[ApplyResult] = []
         topics: list[TopicSummary] = []
-        for start in range(0, len(items), batch_size):
-            batch = items[start : start + batch_size]
-            stored, drafts = await self._prepare_batch(ns, batch)
-            for observation in batch:
-                if observation.key in stored:
-                    results.append(self._unchanged(ns, observation, stored[observation.key]))
-                else:
-                    state = await self._graph.ainvoke(
-                        {
-                            "namespace": ns,
-                            "observation": observation,
-                            "draft": drafts[observation.key],
-                            "known_new": True,
-                        },
-                        context=self._context,
-                    )
-                    results.append(state["result"])
-                    if await self._topics_due(ns, state["result"]):
-                        topics.append(await self.aevolve_topics(ns))
-                if report:
-                    report(len(results), len(items))
+        applied: dict[str, str] = {}
+        ahead = self._draft_ahead(ns, batches, 0, first_seen, batch_size)
+        try:
+            for index, batch in enumerate(batches):
+                assert ahead is not None
+                stored, drafts = await ahead
+                ahead = self._draft_ahead(ns, batches, index + 1, first_seen, batch_size)
+                for observation in batch:
+                    known = stored.get(observation.key) or applied.get(observation.key)
+                    if known is not None:
+                        results.append(self._unchanged(ns, observation, known))
+                        applied.setdefault(observation.key, known)
+                    else:
+                        state = await self._graph.ainvoke(
+                            {
+                                "namespace": ns,
+                                "observation": observation,
+                                "draft": drafts[observation.key],
+                                "known_new": True,
+                            },
+                            context=self._context,
+                        )
+                        results.append(state["result"])
+                        applied[observation.key] = content_hash(observation.text)
+                        if await self._topics_due(ns, state["result"]):
+                            topics.append(await self.aevolve_topics(ns))
+                    if report:
+                        report(len(results), len(items))
+        finally:
+            if ahead is not None:
+                ahead.cancel()
         if any(r.operation != "unchanged" for r in results):
             topics.append(await self.aevolve_topics(ns))
         return IngestReport(tuple(results), tuple(topics))
+
+    def _draft_ahead(
+        self,
+        namespace: tuple[str, ...],
+        batches: list[list[ObservationIn]],
+        index: int,
+        first_seen: dict[str, int],
+        batch_size: int,
+    ) -> asyncio.Task[tuple[dict[str, str], dict[str, NoteDraft]]] | None:
+        """Start preparing batch ``index`` while the caller applies the one before it, so
+        embedding (in a worker thread) overlaps the database work. Keys seen earlier in
+        the input are left to the duplicate check at apply time.
+        """
+        if index >= len(batches):
+            return None
+        offset = index * batch_size
+        batch = [o for i, o in enumerate(batches[index], offset) if first_seen[o.key] == i]
+        return asyncio.get_running_loop().create_task(self._prepare_batch(namespace, batch))
 
     async def _prepare_batch(
         self, namespace: tuple[str, ...], batch: list[ObservationIn]

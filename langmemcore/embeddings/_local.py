@@ -17,10 +17,14 @@ from langchain_core.embeddings import Embeddings
 
 from langmemcore._errors import ConfigurationError
 
-__all__ = ["LOCAL_MODEL_NAME", "LocalEmbeddings"]
+__all__ = ["LOCAL_MODEL_NAME", "LocalEmbeddings", "token_batches"]
 
 LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
 LOCAL_DIMS = 384
+TURN_TOKENS = 48
+"""Tokens of a typical conversational turn (the unit of the token budget of a pass)."""
+MAX_PASS = 256
+"""Most texts in one forward pass."""
 _encode_lock = threading.Lock()
 
 
@@ -54,12 +58,38 @@ def _native_bf16() -> bool:
         return False
 
 
+def token_batches(lengths: list[int], batch_size: int) -> list[range]:
+    """Split texts sorted by decreasing length into forward passes of similar cost.
+
+    A pass holds ``batch_size`` texts of a conversational turn's length (about 48
+    tokens), or more shorter ones up to the same token budget (padded to the longest),
+    at most :data:`MAX_PASS` texts.
+
+    Args:
+        lengths: Character lengths, in decreasing order.
+        batch_size: Texts per pass at a turn's length.
+
+    Returns:
+        Index ranges into ``lengths``, in order.
+    """
+    budget = batch_size * TURN_TOKENS
+    passes: list[range] = []
+    start = 0
+    while start < len(lengths):
+        longest = lengths[start] // 4 + 3
+        size = max(1, min(MAX_PASS, budget // longest))
+        passes.append(range(start, min(start + size, len(lengths))))
+        start += size
+    return passes
+
+
 class LocalEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 on the CPU: 384 dimensions, normalised vectors.
 
     Args:
-        batch_size: Sentences per forward pass (16 measured fastest for conversational
-            turns on 2 CPU cores: less padding per batch).
+        batch_size: Conversational turns per forward pass (16 measured fastest on 2 CPU
+            cores: less padding per batch). Shorter texts (keywords) are packed into
+            larger passes of about the same number of tokens, up to 256 texts.
     """
 
     def __init__(self, batch_size: int = 16) -> None:
@@ -71,25 +101,36 @@ class LocalEmbeddings(Embeddings):
         return LOCAL_MODEL_NAME
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed a batch of texts."""
+        """Embed a batch of texts.
+
+        Texts are sorted by length (less padding) and encoded one forward pass at a time;
+        the model's lock is held per pass, so a short query embedded from another thread
+        waits for one pass, never for a whole bulk batch.
+        """
         if not texts:
             return []
         import torch
 
         model = _load_model()
-        with (
-            _encode_lock,
-            torch.autocast("cpu", dtype=torch.bfloat16, enabled=_native_bf16()),
-        ):
-            vectors = model.encode(
-                texts,
-                batch_size=self.batch_size,
-                convert_to_tensor=True,
-                show_progress_bar=False,
-            )
-        vectors = vectors.float()
-        vectors = vectors / vectors.norm(dim=1, keepdim=True).clamp_min(1e-12)
-        return [row.tolist() for row in vectors]
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        rows: list[list[float]] = [[] for _ in texts]
+        for chunk in token_batches([len(texts[i]) for i in order], self.batch_size):
+            indices = [order[j] for j in chunk]
+            with (
+                _encode_lock,
+                torch.autocast("cpu", dtype=torch.bfloat16, enabled=_native_bf16()),
+            ):
+                vectors = model.encode(
+                    [texts[i] for i in indices],
+                    batch_size=len(indices),
+                    convert_to_tensor=True,
+                    show_progress_bar=False,
+                )
+            vectors = vectors.float()
+            vectors = vectors / vectors.norm(dim=1, keepdim=True).clamp_min(1e-12)
+            for i, row in zip(indices, vectors.tolist(), strict=True):
+                rows[i] = row
+        return rows
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query text."""

@@ -87,6 +87,26 @@ async def test_bulk_ingest_equals_one_by_one(
     assert bulk["topics"] == single["topics"]
 
 
+async def test_bulk_ingest_with_repeated_keys_across_batches(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    obs = observations()
+    await memory.aingest_many(ns, obs[:2])
+    repeated = [*obs, obs[1], obs[4], obs[0]]
+    report = await memory.aingest_many(ns, repeated, batch_size=3)
+    ops = [r.operation for r in report.results]
+    assert ops[:2] == ["unchanged", "unchanged"]
+    assert ops[-3:] == ["unchanged", "unchanged", "unchanged"]
+    assert "unchanged" not in ops[2:-3]
+    state = await snapshot(database, ns)
+    keys = sorted(k for keys, *_rest in state["notes"] for k in keys)
+    assert keys == sorted(o.key for o in obs)
+    changed = ObservationIn(obs[4].key, "A different text under the same key.", "Melanie")
+    with pytest.raises(ObservationConflictError):
+        await memory.aingest_many(ns, [obs[5], changed], batch_size=1)
+    assert await snapshot(database, ns) == state
+
+
 async def test_unmerge_restores_the_previous_notes_exactly(
     memory: Memory, database: Database, ns: tuple[str, ...]
 ) -> None:

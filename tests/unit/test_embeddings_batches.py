@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from langmemcore.embeddings._local import MAX_PASS, TURN_TOKENS, token_batches
+
+
+def test_turn_length_texts_go_batch_size_at_a_time() -> None:
+    turn_chars = (TURN_TOKENS - 3) * 4
+    passes = token_batches([turn_chars] * 40, 16)
+    assert [len(p) for p in passes] == [16, 16, 8]
+
+
+def test_short_texts_share_larger_passes_within_the_token_budget() -> None:
+    lengths = [12] * 600
+    passes = token_batches(lengths, 16)
+    per_pass = 16 * TURN_TOKENS // (12 // 4 + 3)
+    assert len(passes[0]) == min(per_pass, MAX_PASS) > 16
+    assert sum(len(p) for p in passes) == 600
+
+
+def test_passes_cover_every_index_once_in_order() -> None:
+    lengths = sorted([900, 400, 180, 180, 60, 30, 12, 12, 5, 1] * 7, reverse=True)
+    passes = token_batches(lengths, 4)
+    flat = [i for p in passes for i in p]
+    assert flat == list(range(len(lengths)))
+    for p in passes:
+        longest = lengths[p[0]] // 4 + 3
+        assert len(p) == 1 or len(p) * longest <= 4 * TURN_TOKENS
+
+
+def test_a_very_long_text_gets_its_own_pass() -> None:
+    assert [len(p) for p in token_batches([50_000, 10], 16)] == [1, 1]
