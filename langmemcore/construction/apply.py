@@ -207,6 +207,7 @@ async def apply_observation(
             event_time=draft.event_time,
             origin=draft.origin,
             speakers=[draft.speaker] if draft.speaker else [],
+            keyword_ids=list(keyword_ids.values()),
         )
         lineage_rows.append(
             {
@@ -218,7 +219,8 @@ async def apply_observation(
             }
         )
         operation = "append"
-    await repo.attach_keywords(namespace, note_id, list(keyword_ids.values()))
+    if merged is not None:
+        await repo.attach_keywords(namespace, note_id, list(keyword_ids.values()))
     by_target = {link.note_id: link for link in links}
     edges = await repo.add_edges(
         namespace,

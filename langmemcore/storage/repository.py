@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -28,9 +28,9 @@ from langmemcore.storage.models import (
     Item,
     Note,
     NoteKeyword,
-    NoteSource,
     Observation,
 )
+from langmemcore.storage.note_writes import insert_active_edges, insert_note_with_links
 
 __all__ = [
     "DEFAULT_MAX_OBSERVATION_CHARS",
@@ -198,36 +198,25 @@ class Repository:
         confidence: float = 0.5,
         origin: str = "offline",
         speakers: Sequence[str] = (),
+        keyword_ids: Sequence[int] = (),
     ) -> int:
-        """Insert an active note with its sources; returns the note id.
+        """Insert an active note with its sources and keywords (one statement); returns
+        the note id.
 
         ``speakers`` are stored lower-cased (the speaker channel matches them that way).
         """
         ns = encode_namespace(namespace)
-        note_id = int(
-            (
-                await self.session.execute(
-                    insert(Note)
-                    .values(
-                        namespace=ns,
-                        context=context,
-                        embedding=list(embedding),
-                        keywords=list(keywords),
-                        speakers=sorted({s.lower() for s in speakers}),
-                        event_time=event_time,
-                        confidence=confidence,
-                        origin=origin,
-                    )
-                    .returning(Note.id)
-                )
-            ).scalar_one()
-        )
-        if source_ids:
-            await self.session.execute(
-                insert(NoteSource),
-                [{"namespace": ns, "note_id": note_id, "observation_id": s} for s in source_ids],
-            )
-        return note_id
+        values = {
+            "context": context,
+            "embedding": list(embedding),
+            "keywords": list(keywords),
+            "speakers": sorted({s.lower() for s in speakers}),
+            "event_time": event_time,
+            "confidence": confidence,
+            "origin": origin,
+        }
+        stmt = insert_note_with_links(ns, values, source_ids, keyword_ids)
+        return int((await self.session.execute(stmt)).scalar_one())
 
     async def upsert_keywords(
         self, namespace: Sequence[str], rows: Sequence[tuple[str, Sequence[float]]]
@@ -446,25 +435,8 @@ class Repository:
         """
         if not links:
             return []
-        ns = encode_namespace(namespace)
-        active = set(
-            await self.session.scalars(
-                select(Note.id).where(
-                    Note.namespace == ns,
-                    Note.status == "active",
-                    Note.id.in_([link["target_id"] for link in links]),
-                )
-            )
-        )
-        rows = [
-            {"namespace": ns, "source_id": source_id, **link}
-            for link in links
-            if link["target_id"] in active and link["target_id"] != source_id
-        ]
-        if not rows:
-            return []
-        created = await self.session.execute(q.insert_edges(), rows)
-        return [(int(i), int(t)) for i, t in created]
+        stmt = insert_active_edges(encode_namespace(namespace), source_id, links)
+        return [(int(i), int(t)) for i, t in await self.session.execute(stmt)]
 
     async def append_lineages(
         self, namespace: Sequence[str], rows: Sequence[dict[str, Any]]

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from langmemcore import InvalidInputError, ObservationConflictError
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.storage import Database, Repository
-from langmemcore.storage.models import Observation
+from langmemcore.storage.models import Note, NoteKeyword, Observation
 
 TEXTS = [
     "Caroline went to an LGBTQ support group meeting yesterday.",
@@ -230,3 +230,56 @@ async def test_topics_and_their_notes(
         members = await repo.topic_notes(ns, [art.id, family.id])
         assert [s.id for s in members[art.id]] == [note]
         assert members[family.id] == []
+
+
+async def test_insert_note_links_sources_and_keywords_and_edges_reach_only_active_notes(
+    database: Database, ns: tuple[str, ...], embeddings: LocalEmbeddings
+) -> None:
+    other = (ns[0], ns[1] + "x")
+    vectors = embeddings.embed_documents(TEXTS[:4])
+    async with Repository.open(database) as repo:
+        kw = await repo.upsert_keywords(ns, [("lake", vectors[0]), ("sunrise", vectors[1])])
+        first = await repo.insert_observation(ns, "a", TEXTS[0])
+        second = await repo.insert_observation(ns, "b", TEXTS[1])
+        note = await repo.insert_note(
+            ns,
+            context=TEXTS[0],
+            embedding=vectors[0],
+            keywords=["lake", "sunrise"],
+            source_ids=[first.id, second.id],
+            keyword_ids=[kw["lake"], kw["sunrise"], kw["lake"]],
+        )
+        targets = []
+        for i, where in enumerate([ns, ns, ns, other]):
+            obs = await repo.insert_observation(where, f"t{i}", TEXTS[i])
+            targets.append(
+                await repo.insert_note(
+                    where, context=TEXTS[i], embedding=vectors[i], keywords=[], source_ids=[obs.id]
+                )
+            )
+        archived = await repo.session.get(Note, targets[1])
+        assert archived is not None
+        archived.status = "archived"
+        await repo.session.flush()
+        link = {"relation": "related_to", "strength": 0.5, "tag": "t", "reason": "r"}
+        created = await repo.add_edges(
+            ns,
+            note,
+            [
+                {**link, "target_id": targets[2], "strength": 0.7},
+                {**link, "target_id": targets[1]},
+                {**link, "target_id": note},
+                {**link, "target_id": targets[3]},
+                {**link, "target_id": targets[0], "tag": None},
+            ],
+        )
+        assert [t for _e, t in created] == [targets[2], targets[0]]
+        sources = await repo.sources_of(ns, [note])
+        assert [o.key for o in sources[note]] == ["a", "b"]
+        kw_rows = await repo.session.scalars(
+            select(NoteKeyword.keyword_id).where(NoteKeyword.note_id == note)
+        )
+        assert sorted(kw_rows) == sorted([kw["lake"], kw["sunrise"]])
+        edges = {e.target_id: e for e in await repo.edges_of(ns, [note])}
+        assert (edges[targets[2]].strength, edges[targets[2]].tag) == (0.7, "t")
+        assert (edges[targets[0]].relation, edges[targets[0]].tag) == ("related_to", None)
