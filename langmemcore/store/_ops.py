@@ -51,6 +51,8 @@ def check_op(op: object) -> None:
             validate_namespace(op.namespace_prefix)
         if op.query is not None and not isinstance(op.query, str):
             raise InvalidInputError(f"query must be a string, got {type(op.query).__name__}")
+        if op.query and not op.query.strip():
+            raise InvalidInputError("query text is empty")
         if op.limit < 0 or op.offset < 0:
             raise InvalidInputError("search limit and offset must be non-negative")
     elif isinstance(op, ListNamespacesOp):

@@ -106,7 +106,9 @@ class Model:
                 self.live.add((ns, key))
                 self.written[(ns, key)] = self.clock
 
-    def search(self, prefix: Namespace, flt: dict[str, Any] | None, limit: int, offset: int) -> list[Any]:
+    def search(
+        self, prefix: Namespace, flt: dict[str, Any] | None, limit: int, offset: int
+    ) -> list[Any]:
         found = self.store.search(prefix, filter=flt, limit=10**6)
         found.sort(
             key=lambda i: (-self.written[(i.namespace, i.key)], ".".join(i.namespace), i.key)
@@ -138,8 +140,10 @@ def _run(store: MemoryStore, api: str, ops: list[Any]) -> None:
     model = Model()
     sync = api == "sync"
 
-    def call(sync_call: Any, async_call: Any) -> Any:
-        return sync_call() if sync else run_sync(async_call())
+    def call(method: str, *args: Any, **kwargs: Any) -> Any:
+        if sync:
+            return getattr(store, method)(*args, **kwargs)
+        return run_sync(getattr(store, "a" + method)(*args, **kwargs))
 
     for op in ops:
         kind = op[0]
@@ -147,32 +151,29 @@ def _run(store: MemoryStore, api: str, ops: list[Any]) -> None:
             _, sub, key, value = op
             ns = root + sub
             model.write([(ns, key, value)])
-            call(lambda: store.put(ns, key, value), lambda: store.aput(ns, key, value))
+            call("put", ns, key, value)
         elif kind == "put_many":
             puts = [(root + sub, key, value) for sub, key, value in op[1]]
             if not puts:
                 continue
             model.write(puts)
             batch = [PutOp(ns, key, value, index=False) for ns, key, value in puts]
-            call(lambda: store.batch(batch), lambda: store.abatch(batch))
+            call("batch", batch)
         elif kind == "delete":
             ns = root + op[1]
             model.write([(ns, op[2], None)])
-            call(lambda: store.delete(ns, op[2]), lambda: store.adelete(ns, op[2]))
+            call("delete", ns, op[2])
         elif kind == "get":
             ns = root + op[1]
             expected = model.store.get(ns, op[2])
-            got = call(lambda: store.get(ns, op[2]), lambda: store.aget(ns, op[2]))
+            got = call("get", ns, op[2])
             assert (got and (got.namespace, got.key, got.value)) == (
                 expected and (expected.namespace, expected.key, expected.value)
             )
         elif kind == "search":
             _, sub, flt, limit, offset = op
             prefix = root + sub
-            got = call(
-                lambda: store.search(prefix, filter=flt, limit=limit, offset=offset),
-                lambda: store.asearch(prefix, filter=flt, limit=limit, offset=offset),
-            )
+            got = call("search", prefix, filter=flt, limit=limit, offset=offset)
             assert [(i.namespace, i.key, i.value) for i in got] == model.search(
                 prefix, flt, limit, offset
             ), (flt, limit, offset)
@@ -181,12 +182,12 @@ def _run(store: MemoryStore, api: str, ops: list[Any]) -> None:
             _, sub, suffix, max_depth, limit, offset = op
             prefix = root + sub
             got = call(
-                lambda: store.list_namespaces(
-                    prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
-                ),
-                lambda: store.alist_namespaces(
-                    prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
-                ),
+                "list_namespaces",
+                prefix=prefix,
+                suffix=suffix,
+                max_depth=max_depth,
+                limit=limit,
+                offset=offset,
             )
             assert got == model.list(prefix, suffix, max_depth, limit, offset), op
 
