@@ -6,6 +6,9 @@ Real Postgres, real local embeddings, real graphs; only the chat model is script
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import uuid
 from typing import Any, TypedDict
 
@@ -24,6 +27,7 @@ from langmemcore.config import ConstructionConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.storage import Database
+from tests.conftest import REPO_ROOT
 from tests.integration.scripted_model import answer_with_tool_result, call, script
 
 
@@ -155,3 +159,20 @@ async def test_create_agent_tool_reads_store_through_get_store(
         "Caroline is researching adoption agencies.",
         "We roasted marshmallows while camping.",
     }
+
+
+def test_agent_memory_example_runs_offline(database_url: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "examples" / "agent_memory.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**env, "DATABASE_URL": database_url, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "model: scripted offline model" in result.stdout
+    assert "stored: I love hiking in the Alps." in result.stdout
+    assert "stored: My dog is called Rex." in result.stdout
+    assert "agent: Your dog is called Rex." in result.stdout
+    assert "recalled: My dog is called Rex." in result.stdout.splitlines()[-2]
