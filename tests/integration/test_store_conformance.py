@@ -21,17 +21,21 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.store.base import PutOp
 from langgraph.store.memory import InMemoryStore
+from langgraph.store.postgres import PostgresStore
+from sqlalchemy import make_url
 
 from langmemcore._bridge import run_sync
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.storage import Database
 from langmemcore.store import MemoryStore
+from tests.conftest import libpq_url
 
 Namespace = tuple[str, ...]
 
@@ -202,5 +206,73 @@ def test_random_sequences_match_langgraph(conformance_store: MemoryStore, api: s
     @given(st.lists(OPS, max_size=14))
     def check(ops: list[Any]) -> None:
         _run(conformance_store, api, ops)
+
+    check()
+
+
+@pytest.fixture(scope="module")
+def postgres_store(database_url: str) -> Iterator[PostgresStore]:
+    """LangGraph's own PostgresStore in a database of its own on the same server."""
+    name = f"lmc_pgstore_{uuid.uuid4().hex[:8]}"
+    admin = libpq_url(database_url)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = make_url(database_url).set(database=name)
+    try:
+        with PostgresStore.from_conn_string(libpq_url(url.render_as_string(False))) as store:
+            store.setup()
+            yield store
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+SHARED_FILTERS = st.none() | st.dictionaries(
+    st.sampled_from(["n", "s", "b"]), SMALL | STRINGS | st.booleans(), min_size=1, max_size=2
+)
+ORDER_OPS = st.one_of(
+    st.tuples(st.just("put"), SUBSPACES, KEYS, st.fixed_dictionaries({"n": SMALL, "s": STRINGS})),
+    st.tuples(st.just("delete"), SUBSPACES, KEYS),
+    st.tuples(
+        st.just("search"),
+        st.lists(LABELS, max_size=2).map(tuple),
+        SHARED_FILTERS,
+        st.integers(0, 6),
+        st.integers(0, 4),
+    ),
+)
+
+
+def test_unqueried_search_order_matches_postgres_store(
+    conformance_store: MemoryStore, postgres_store: PostgresStore
+) -> None:
+    """Where LangGraph's PostgresStore and InMemoryStore disagree (order without query),
+    MemoryStore answers exactly as PostgresStore: most recently updated first."""
+
+    @settings(
+        max_examples=500,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(st.lists(ORDER_OPS, max_size=12))
+    def check(ops: list[Any]) -> None:
+        root = ("order", uuid.uuid4().hex[:12])
+        for op in ops:
+            if op[0] == "put":
+                for store in (postgres_store, conformance_store):
+                    store.put(root + op[1], op[2], op[3])
+            elif op[0] == "delete":
+                for store in (postgres_store, conformance_store):
+                    store.delete(root + op[1], op[2])
+            else:
+                _, sub, flt, limit, offset = op
+                expected, got = (
+                    [
+                        (i.namespace, i.key, i.value)
+                        for i in store.search(root + sub, filter=flt, limit=limit, offset=offset)
+                    ]
+                    for store in (postgres_store, conformance_store)
+                )
+                assert got == expected, op
 
     check()
