@@ -33,6 +33,17 @@ __all__ = [
 ]
 
 
+def _check_filter(filter: object) -> None:
+    if not isinstance(filter, dict):
+        return
+    for key, value in filter.items():
+        if str(key).startswith("$") and key not in q.OPERATORS:
+            raise InvalidInputError(
+                f"Unsupported filter operator {key!r}; use one of {', '.join(q.OPERATORS)}"
+            )
+        _check_filter(value)
+
+
 def check_op(op: object) -> None:
     """Validate an op's namespace and arguments with langmemcore's errors.
 
@@ -55,6 +66,7 @@ def check_op(op: object) -> None:
             raise InvalidInputError("query text is empty")
         if op.limit < 0 or op.offset < 0:
             raise InvalidInputError("search limit and offset must be non-negative")
+        _check_filter(op.filter)
     elif isinstance(op, ListNamespacesOp):
         for condition in op.match_conditions or ():
             labels = [p for p in condition.path if p != "*"]

@@ -127,6 +127,8 @@ def test_check_op_uses_langmemcore_errors() -> None:
         check_op(ListNamespacesOp(match_conditions=(MatchCondition("prefix", ("a", "")),)))
     with pytest.raises(InvalidInputError, match="empty"):
         check_op(SearchOp(("a",), query="  "))
+    with pytest.raises(InvalidInputError, match="Unsupported filter operator '\\$in'"):
+        check_op(SearchOp(("a",), filter={"n": {"$in": [1]}}))
     with pytest.raises(InvalidInputError, match="non-negative"):
         check_op(SearchOp(("a",), limit=-1))
     with pytest.raises(InvalidInputError, match="Unknown operation"):
