@@ -21,6 +21,7 @@ from langmemcore._errors import (
 )
 from langmemcore.embeddings import LocalEmbeddings, resolve_embeddings
 from langmemcore.storage import Database, Repository
+from langmemcore.store import MemoryStore
 
 __version__ = "0.1.0"
 
@@ -34,6 +35,7 @@ __all__ = [
     "LLMUnavailableError",
     "LangMemCoreError",
     "LocalEmbeddings",
+    "MemoryStore",
     "MigrationRequiredError",
     "NotFoundError",
     "ObservationConflictError",

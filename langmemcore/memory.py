@@ -25,6 +25,7 @@ from langmemcore.construction.apply import ApplyResult
 from langmemcore.construction.gate import NoteDraft
 from langmemcore.construction.graph import ConstructionContext, build_construction_graph
 from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
+from langmemcore.construction.repair import RepairReport, forget_observation
 from langmemcore.construction.topics import TopicSummary, evolve_topics
 from langmemcore.construction.undo import undo_lineage, unmerge_note
 from langmemcore.embeddings import EmbeddingsLike, embedding_dims, resolve_embeddings
@@ -329,6 +330,27 @@ class Memory:
         async with Repository.open(self.database) as repo:
             return await unmerge_note(repo, ns, note_id)
 
+    async def aforget(self, namespace: Sequence[str], key: str) -> RepairReport | None:
+        """Forget the observation stored under ``key`` and repair the notes built from it
+        (see :mod:`langmemcore.construction.repair`).
+
+        Returns:
+            What changed, or ``None`` when no observation has that key.
+        """
+        ns = validate_namespace(namespace)
+        async with Repository.open(self.database) as repo:
+            observation = await repo.observation(ns, key)
+            if observation is None:
+                return None
+            return await forget_observation(
+                repo,
+                ns,
+                observation.id,
+                embeddings=self.embeddings,
+                keywords=self._context.keywords,
+                config=self.config,
+            )
+
     async def asearch(
         self,
         namespace: Sequence[str],
@@ -393,6 +415,10 @@ class Memory:
     def unmerge(self, namespace: Sequence[str], note_id: int) -> list[int]:
         """Sync twin of :meth:`aunmerge`."""
         return run_sync(self.aunmerge(namespace, note_id))
+
+    def forget(self, namespace: Sequence[str], key: str) -> RepairReport | None:
+        """Sync twin of :meth:`aforget`."""
+        return run_sync(self.aforget(namespace, key))
 
     def flush(self) -> None:
         """Sync twin of :meth:`aflush`."""

@@ -34,6 +34,7 @@ __all__ = [
     "Base",
     "Edge",
     "Item",
+    "ItemTask",
     "Keyword",
     "Lineage",
     "Note",
@@ -218,3 +219,20 @@ class Item(Base):
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now())
     expires_at: Mapped[datetime | None]
     ttl_minutes: Mapped[float | None] = mapped_column(Float)
+    index_text: Mapped[str | None] = mapped_column(Text)
+    """The text the item contributed to memory (indexed fields joined), or ``None``."""
+
+
+class ItemTask(Base):
+    """An item whose observation must be rebuilt or removed (pending construction/repair).
+
+    Written in the same transaction as the put or delete; ``version`` grows with every
+    re-queue so a worker only clears the task it actually completed.
+    """
+
+    __tablename__ = "item_tasks"
+
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
+    key: Mapped[str] = mapped_column(Text, primary_key=True)
+    version: Mapped[int] = mapped_column(BigInteger, server_default="1")
+    created_at: Mapped[datetime] = mapped_column(server_default=func.clock_timestamp())

@@ -1,0 +1,235 @@
+"""repair: forget one observation and leave memory as if it had never been merged in.
+
+Used when a store item is deleted, overwritten with other text or expires. In one
+transaction, under the namespace's construction lock:
+
+- notes whose only source was the observation are deleted (their note_sources,
+  note_keywords and edges go with them through ``ON DELETE CASCADE``);
+- notes that merged the observation with others are **re-derived** from their remaining
+  sources: each remaining observation is drafted again (offline, deterministic), the
+  contexts are folded with the gate's sentence union, re-embedded, and keywords, speakers
+  and event time recomputed. Their earlier merge rows are marked undone (superseded: the
+  note no longer holds the state they describe) and a ``repair`` lineage row keeps the
+  before / after snapshots;
+- edges the observation's ingest created are removed, keywords no note carries any more
+  are deleted, and so are topics left without keywords;
+- a ``forget`` lineage row records what happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from langchain_core.embeddings import Embeddings
+from sqlalchemy import delete, exists, func, select, update
+
+from langmemcore.config import ConstructionConfig
+from langmemcore.construction.apply import lock_namespace, note_snapshot
+from langmemcore.construction.gate import merge_contexts
+from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
+from langmemcore.storage.models import (
+    Edge,
+    Keyword,
+    Lineage,
+    Note,
+    NoteKeyword,
+    NoteSource,
+    Observation,
+    Topic,
+    TopicKeyword,
+)
+from langmemcore.storage.repository import Repository
+
+__all__ = ["RepairReport", "forget_observation"]
+
+
+@dataclass(frozen=True)
+class RepairReport:
+    """What forgetting one observation changed.
+
+    Attributes:
+        observation_id: The observation forgotten.
+        deleted_notes: Notes removed (the observation was their only source).
+        rederived_notes: Notes rebuilt from their remaining sources.
+        deleted_edges: Edges removed because the observation's ingest made them.
+        deleted_keywords: Keywords no note carried any more.
+    """
+
+    observation_id: int
+    deleted_notes: tuple[int, ...]
+    rederived_notes: tuple[int, ...]
+    deleted_edges: tuple[int, ...]
+    deleted_keywords: tuple[int, ...]
+
+
+async def _rederive(
+    repo: Repository,
+    namespace: Sequence[str],
+    note: Note,
+    sources: Sequence[Observation],
+    embeddings: Embeddings,
+    keywords: KeywordEmbedder,
+    config: ConstructionConfig,
+) -> None:
+    ns = ".".join(namespace)
+    before = note_snapshot(note, [s.id for s in sources])
+    drafts = await make_drafts(
+        [ObservationIn(s.key, s.content, s.speaker, s.event_time, dict(s.meta)) for s in sources],
+        embeddings,
+        config,
+    )
+    context = drafts[0].context
+    for draft in drafts[1:]:
+        context = merge_contexts(context, draft.context)
+    embedding = (
+        list(drafts[0].embedding) if len(drafts) == 1 else await embeddings.aembed_query(context)
+    )
+    names = list(dict.fromkeys(k for d in drafts for k in d.keywords))
+    times = [d.event_time for d in drafts if d.event_time is not None]
+    note.context = context
+    note.embedding = embedding
+    note.keywords = names
+    note.speakers = sorted({d.speaker.lower() for d in drafts if d.speaker})
+    note.event_time = min(times) if times else None
+    note.updated_at = func.now()
+    vectors = await keywords.vectors(names)
+    ids = await repo.upsert_keywords(namespace, [(n, vectors[n]) for n in names])
+    await repo.session.execute(
+        delete(NoteKeyword).where(NoteKeyword.namespace == ns, NoteKeyword.note_id == note.id)
+    )
+    await repo.attach_keywords(namespace, note.id, list(ids.values()))
+    await repo.session.execute(
+        update(Lineage)
+        .where(
+            Lineage.namespace == ns,
+            Lineage.note_id == note.id,
+            Lineage.operation == "merge",
+            Lineage.undone_at.is_(None),
+        )
+        .values(undone_at=func.now())
+    )
+    await repo.session.flush()
+    await repo.append_lineage(
+        namespace,
+        "repair",
+        note_id=note.id,
+        before=before,
+        after=note_snapshot(note, [s.id for s in sources]),
+        reason="re-derived from its remaining sources after one was forgotten",
+    )
+
+
+async def forget_observation(
+    repo: Repository,
+    namespace: Sequence[str],
+    observation_id: int,
+    *,
+    embeddings: Embeddings,
+    keywords: KeywordEmbedder,
+    config: ConstructionConfig,
+) -> RepairReport:
+    """Delete an observation and repair every note built from it (see module docstring).
+
+    Args:
+        repo: Repository bound to the transaction.
+        namespace: The observation's namespace.
+        observation_id: The observation to forget.
+        embeddings: Embedder for re-derived contexts.
+        keywords: Keyword embedder (cached) for re-derived keywords.
+        config: Construction settings (offline drafting).
+
+    Returns:
+        What changed; all zeros when the observation no longer exists.
+    """
+    ns = ".".join(namespace)
+    await lock_namespace(repo, namespace)
+    if await repo.session.get(Observation, observation_id) is None:
+        return RepairReport(observation_id, (), (), (), ())
+    note_ids = list(
+        await repo.session.scalars(
+            select(NoteSource.note_id).where(
+                NoteSource.namespace == ns, NoteSource.observation_id == observation_id
+            )
+        )
+    )
+    keyword_ids = set(
+        await repo.session.scalars(
+            select(NoteKeyword.keyword_id).where(
+                NoteKeyword.namespace == ns, NoteKeyword.note_id.in_(note_ids)
+            )
+        )
+    )
+    links = await repo.session.scalars(
+        select(Lineage.after).where(
+            Lineage.namespace == ns,
+            Lineage.observation_id == observation_id,
+            Lineage.operation == "link",
+            Lineage.undone_at.is_(None),
+        )
+    )
+    edge_ids = [int(a["edge_id"]) for a in links if a and a.get("edge_id") is not None]
+    deleted_edges = list(
+        await repo.session.scalars(
+            delete(Edge).where(Edge.namespace == ns, Edge.id.in_(edge_ids)).returning(Edge.id)
+        )
+    )
+    sources = await repo.sources_of(namespace, note_ids)
+    deleted, rederived = [], []
+    for note in await repo.get_notes(namespace, note_ids):
+        remaining = [s for s in sources.get(note.id, []) if s.id != observation_id]
+        if not remaining:
+            deleted.append(note.id)
+            continue
+        await _rederive(repo, namespace, note, remaining, embeddings, keywords, config)
+        rederived.append(note.id)
+    if deleted:
+        await repo.session.execute(delete(Note).where(Note.namespace == ns, Note.id.in_(deleted)))
+    await repo.session.execute(
+        delete(Observation).where(Observation.namespace == ns, Observation.id == observation_id)
+    )
+    orphans: list[int] = []
+    if keyword_ids:
+        orphans = list(
+            await repo.session.scalars(
+                delete(Keyword)
+                .where(
+                    Keyword.namespace == ns,
+                    Keyword.id.in_(keyword_ids),
+                    ~exists().where(NoteKeyword.keyword_id == Keyword.id),
+                )
+                .returning(Keyword.id)
+            )
+        )
+    if orphans:
+        await repo.session.execute(
+            delete(Topic).where(
+                Topic.namespace == ns,
+                ~exists().where(TopicKeyword.topic_id == Topic.id),
+            )
+        )
+    await repo.session.execute(
+        update(Lineage)
+        .where(
+            Lineage.namespace == ns,
+            Lineage.observation_id == observation_id,
+            Lineage.undone_at.is_(None),
+        )
+        .values(undone_at=func.now())
+    )
+    report = RepairReport(
+        observation_id, tuple(deleted), tuple(rederived), tuple(deleted_edges), tuple(orphans)
+    )
+    await repo.append_lineage(
+        namespace,
+        "forget",
+        observation_id=observation_id,
+        after={
+            "deleted_notes": list(report.deleted_notes),
+            "rederived_notes": list(report.rederived_notes),
+            "deleted_edges": list(report.deleted_edges),
+            "deleted_keywords": list(report.deleted_keywords),
+        },
+        reason="observation forgotten (store item deleted, replaced or expired)",
+    )
+    return report

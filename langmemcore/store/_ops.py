@@ -1,0 +1,221 @@
+"""Execution of LangGraph store operations inside one transaction.
+
+Reads (get, search without query, list namespaces) see the state before the batch's
+writes, as in ``InMemoryStore`` and ``PostgresStore``; puts are de-duplicated (the last
+put of a key wins) and applied after the reads. Every put or delete that changes what an
+item gives memory queues an ``item_tasks`` row in the same transaction.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph.store.base import GetOp, Item, ListNamespacesOp, PutOp, SearchItem, SearchOp
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from langmemcore._errors import InvalidInputError
+from langmemcore._namespace import decode_namespace, validate_namespace
+from langmemcore.storage import items as q
+from langmemcore.storage.models import Item as ItemRow
+from langmemcore.store._index import IndexSpec, check_value, item_text
+
+__all__ = [
+    "PreparedPut",
+    "apply_puts",
+    "check_op",
+    "list_namespaces",
+    "prepare_puts",
+    "run_gets",
+    "search_plain",
+    "to_item",
+]
+
+
+def _check_filter(filter: object) -> None:
+    if not isinstance(filter, dict):
+        return
+    for key, value in filter.items():
+        if str(key).startswith("$") and key not in q.OPERATORS:
+            raise InvalidInputError(
+                f"Unsupported filter operator {key!r}; use one of {', '.join(q.OPERATORS)}"
+            )
+        _check_filter(value)
+
+
+def check_op(op: object) -> None:
+    """Validate an op's namespace and arguments with langmemcore's errors.
+
+    Raises:
+        InvalidNamespaceError: A namespace breaks LangGraph's rules.
+        InvalidInputError: An unknown op, a negative limit / offset or a non-string query.
+    """
+    if isinstance(op, PutOp):
+        validate_namespace(op.namespace)
+        if "\x00" in str(op.key):
+            raise InvalidInputError("item keys cannot contain NUL bytes")
+    elif isinstance(op, GetOp):
+        validate_namespace(op.namespace)
+    elif isinstance(op, SearchOp):
+        if op.namespace_prefix:
+            validate_namespace(op.namespace_prefix)
+        if op.query is not None and not isinstance(op.query, str):
+            raise InvalidInputError(f"query must be a string, got {type(op.query).__name__}")
+        if op.query and not op.query.strip():
+            raise InvalidInputError("query text is empty")
+        if op.limit < 0 or op.offset < 0:
+            raise InvalidInputError("search limit and offset must be non-negative")
+        _check_filter(op.filter)
+    elif isinstance(op, ListNamespacesOp):
+        for condition in op.match_conditions or ():
+            labels = [p for p in condition.path if p != "*"]
+            if labels:
+                validate_namespace(("x", *labels))
+        if op.limit < 0 or op.offset < 0:
+            raise InvalidInputError("list_namespaces limit and offset must be non-negative")
+    else:
+        raise InvalidInputError(f"Unknown operation type: {type(op).__name__}")
+
+
+def to_item(row: ItemRow, score: float | None = None, *, search: bool = False) -> Item:
+    """A stored row as LangGraph's ``Item`` (``SearchItem`` for search results)."""
+    namespace = decode_namespace(row.namespace)
+    if search:
+        return SearchItem(
+            namespace, row.key, row.value, row.created_at, row.updated_at, score=score
+        )
+    return Item(
+        value=row.value,
+        key=row.key,
+        namespace=namespace,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+async def run_gets(
+    session: AsyncSession, ops: Sequence[tuple[int, GetOp]], *, omit_expired: bool
+) -> dict[int, Item | None]:
+    """Fetch items (refreshing the TTL of those asked to), grouped per namespace."""
+    by_namespace: dict[str, list[tuple[int, GetOp]]] = defaultdict(list)
+    for index, op in ops:
+        by_namespace[".".join(op.namespace)].append((index, op))
+    results: dict[int, Item | None] = {}
+    for ns, group in by_namespace.items():
+        refresh = [(ns, op.key) for _i, op in group if op.refresh_ttl]
+        if refresh:
+            await session.execute(q.refresh_ttl(refresh))
+        keys = [op.key for _i, op in group]
+        rows = {
+            r.key: r
+            for r in await session.scalars(q.get_items(ns, keys, omit_expired=omit_expired))
+        }
+        for index, op in group:
+            row = rows.get(op.key)
+            results[index] = to_item(row) if row is not None else None
+    return results
+
+
+async def search_plain(
+    session: AsyncSession, op: SearchOp, *, omit_expired: bool
+) -> list[SearchItem]:
+    """A search without query: filter, most recently updated first, limit / offset."""
+    prefix = ".".join(op.namespace_prefix) if op.namespace_prefix else None
+    stmt = q.search_items(
+        prefix, op.filter, limit=op.limit, offset=op.offset, omit_expired=omit_expired
+    )
+    rows = list(await session.scalars(stmt))
+    if op.refresh_ttl and rows:
+        await session.execute(q.refresh_ttl([(r.namespace, r.key) for r in rows]))
+    return [to_item(r, search=True) for r in rows]  # type: ignore[misc]
+
+
+async def list_namespaces(
+    session: AsyncSession, op: ListNamespacesOp, *, omit_expired: bool
+) -> list[tuple[str, ...]]:
+    """Namespaces of stored items (prefix / suffix with ``*``, max depth, limit, offset)."""
+    conditions = [(c.match_type, tuple(c.path)) for c in op.match_conditions or ()]
+    stmt = q.list_namespaces(
+        conditions,
+        max_depth=op.max_depth,
+        limit=op.limit,
+        offset=op.offset,
+        omit_expired=omit_expired,
+    )
+    return [tuple(labels) for labels in await session.scalars(stmt)]
+
+
+class PreparedPut:
+    """A put checked and turned into its row (before any write).
+
+    Args:
+        op: The put (``value=None`` deletes).
+        spec: The store's index settings.
+        max_chars: Longest indexed text accepted.
+    """
+
+    def __init__(self, op: PutOp, spec: IndexSpec, max_chars: int) -> None:
+        self.namespace = ".".join(op.namespace)
+        self.key = str(op.key)
+        self.value: dict[str, Any] | None = None
+        self.text: str | None = None
+        self.ttl = None if op.ttl is None else float(op.ttl)
+        if op.value is None:
+            return
+        self.value = check_value(op.value)
+        if spec.enabled and op.index is not False:
+            fields = spec.fields if op.index is None else tuple(op.index)
+            self.text = item_text(self.value, fields, max_chars=max_chars)
+
+
+def prepare_puts(ops: Sequence[PutOp], spec: IndexSpec, max_chars: int) -> list[PreparedPut]:
+    """Check every put of a batch (the last put of a key wins) before anything is written.
+
+    Raises:
+        InvalidInputError: A value or its indexed text cannot be stored.
+    """
+    last: dict[tuple[tuple[str, ...], str], PutOp] = {}
+    for op in ops:
+        last[(tuple(op.namespace), str(op.key))] = op
+    return [PreparedPut(op, spec, max_chars) for op in last.values()]
+
+
+async def apply_puts(session: AsyncSession, puts: Sequence[PreparedPut]) -> list[tuple[str, str]]:
+    """Write the puts and queue the items whose memory must change.
+
+    Returns:
+        (namespace, key) of the items queued for construction or repair.
+    """
+    if not puts:
+        return []
+    pairs = [(p.namespace, p.key) for p in puts]
+    before = {(n, k): t for n, k, t in await session.execute(q.index_texts(pairs))}
+    queued = [
+        (p.namespace, p.key)
+        for p in puts
+        if before.get((p.namespace, p.key)) != p.text
+        and (p.text is not None or before.get((p.namespace, p.key)) is not None)
+    ]
+    deletes: dict[str, list[str]] = defaultdict(list)
+    for p in puts:
+        if p.value is None:
+            deletes[p.namespace].append(p.key)
+    for ns, keys in deletes.items():
+        await session.execute(q.delete_items(ns, keys))
+    rows = [
+        {
+            "namespace": p.namespace,
+            "key": p.key,
+            "value": p.value,
+            "index_text": p.text,
+            "ttl_minutes": p.ttl,
+        }
+        for p in puts
+        if p.value is not None
+    ]
+    if rows:
+        await session.execute(q.upsert_items(rows))
+    if queued:
+        await session.execute(q.enqueue_tasks(queued))
+    return queued

@@ -1,0 +1,321 @@
+"""``MemoryStore``: a LangGraph ``BaseStore`` whose searches go through memory.
+
+``get`` returns exactly what was put. ``put`` stores the item and queues its indexed text
+for the construction graph in the same transaction; construction runs before ``put``
+returns, or in the background with ``background=True`` (``flush()`` waits for it).
+Deleting, replacing or expiring an item repairs the memory built from it.
+``search(query=...)`` ranks items by their notes through the retrieval graph.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Iterable, Mapping
+from types import TracebackType
+from typing import Any, Literal
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from langgraph.store.base import (
+    NOT_PROVIDED,
+    BaseStore,
+    GetOp,
+    ListNamespacesOp,
+    NotProvided,
+    Op,
+    PutOp,
+    Result,
+    SearchOp,
+    TTLConfig,
+)
+
+from langmemcore._bridge import run_sync
+from langmemcore._errors import ConfigurationError
+from langmemcore._namespace import validate_namespace
+from langmemcore.embeddings import EmbeddingsLike
+from langmemcore.memory import Memory
+from langmemcore.storage import items as q
+from langmemcore.store._index import IndexSpec, index_spec
+from langmemcore.store._ops import (
+    apply_puts,
+    check_op,
+    list_namespaces,
+    prepare_puts,
+    run_gets,
+    search_plain,
+)
+from langmemcore.store._tasks import process_task, search_by_query
+from langmemcore.store._ttl import TTLSweeper
+
+__all__ = ["MemoryStore"]
+
+_log = logging.getLogger("langmemcore.store")
+
+IndexArg = Mapping[str, Any] | Literal[False] | None
+
+
+class MemoryStore(TTLSweeper, BaseStore):
+    """LangGraph store backed by langmemcore's memory (Postgres + pgvector).
+
+    Args:
+        memory: The memory items are written to and searched through.
+        index: ``None`` (index every string in a value), ``False`` (plain key-value
+            store: ``query`` is ignored) or an ``IndexConfig``-style mapping whose
+            ``fields`` name the paths to index (``"text"``, ``"a.b"``, ``"items[*].t"``).
+        ttl: LangGraph ``TTLConfig``: ``default_ttl`` (minutes), ``refresh_on_read``,
+            ``omit_expired``, ``sweep_interval_minutes``.
+        background: Run construction after ``put`` returns (``flush()`` waits for it);
+            the item and its pending task are committed by ``put`` either way.
+    """
+
+    supports_ttl: bool = True
+
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        index: IndexArg = None,
+        ttl: TTLConfig | None = None,
+        background: bool = False,
+    ) -> None:
+        if ttl is not None and not isinstance(ttl, Mapping):
+            raise ConfigurationError(f"ttl must be a TTLConfig mapping, got {ttl!r}")
+        self.memory = memory
+        self.index: IndexSpec = index_spec(index)
+        self.ttl_config = TTLConfig(**ttl) if ttl else None
+        self.background = background
+        self._ttl_stop_event = threading.Event()
+        self._ttl_sweeper_thread = None
+        self._workers: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
+        self._resumed = False
+
+    @classmethod
+    async def aopen(
+        cls,
+        url: str | None = None,
+        *,
+        embeddings: EmbeddingsLike = None,
+        llm: BaseChatModel | None = None,
+        index: IndexArg = None,
+        ttl: TTLConfig | None = None,
+        background: bool = False,
+    ) -> MemoryStore:
+        """Open a store on ``url`` (else ``DATABASE_URL``, else the embedded server) and
+        resume construction that an earlier process left pending.
+
+        Raises:
+            MigrationRequiredError: The schema is missing or behind head.
+            ConfigurationError: The embedder's dimensions differ from the schema's.
+        """
+        memory = await Memory.aopen(url, embeddings=embeddings, llm=llm)
+        store = cls(memory, index=index, ttl=ttl, background=background)
+        await store._resume()
+        return store
+
+    @classmethod
+    def open(
+        cls,
+        url: str | None = None,
+        *,
+        embeddings: EmbeddingsLike | Embeddings = None,
+        llm: BaseChatModel | None = None,
+        index: IndexArg = None,
+        ttl: TTLConfig | None = None,
+        background: bool = False,
+    ) -> MemoryStore:
+        """Sync twin of :meth:`aopen`."""
+        return run_sync(
+            cls.aopen(
+                url, embeddings=embeddings, llm=llm, index=index, ttl=ttl, background=background
+            )
+        )
+
+    @property
+    def _omit_expired(self) -> bool:
+        return bool(self.ttl_config and self.ttl_config.get("omit_expired"))
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run operations (through the loop bridge); see :meth:`abatch`."""
+        return run_sync(self.abatch(list(ops)))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run operations: reads first (on the state before the batch), then the puts
+        in one transaction, then construction for the items whose text changed.
+
+        Raises:
+            InvalidNamespaceError: A namespace breaks LangGraph's rules.
+            InvalidInputError: A value that cannot be stored (not a dict, not JSON, NUL
+                bytes, indexed text over ``max_observation_chars``), an unknown op.
+            DatabaseUnavailableError: The database cannot be reached; nothing was written.
+        """
+        ops = list(ops)
+        for op in ops:
+            check_op(op)
+        if not self._resumed:
+            await self._resume()
+        puts = prepare_puts(
+            [op for op in ops if isinstance(op, PutOp)],
+            self.index,
+            self.memory.config.max_observation_chars,
+        )
+        results: list[Result] = [None] * len(ops)
+        omit = self._omit_expired
+        for i, op in enumerate(ops):
+            if isinstance(op, SearchOp) and op.query and self.index.enabled:
+                results[i] = await search_by_query(self.memory, op, omit_expired=omit)
+        async with self.memory.database.session() as session:
+            gets = [(i, op) for i, op in enumerate(ops) if isinstance(op, GetOp)]
+            if gets:
+                for i, item in (await run_gets(session, gets, omit_expired=omit)).items():
+                    results[i] = item
+            for i, op in enumerate(ops):
+                if isinstance(op, SearchOp) and not (op.query and self.index.enabled):
+                    results[i] = await search_plain(session, op, omit_expired=omit)
+                elif isinstance(op, ListNamespacesOp):
+                    results[i] = await list_namespaces(session, op, omit_expired=omit)
+            queued = await apply_puts(session, puts)
+        if queued:
+            await self._construct(queued)
+        return results
+
+    async def _construct(self, queued: list[tuple[str, str]]) -> None:
+        if self.background:
+            self._kick()
+            return
+        for pair in queued:
+            try:
+                await process_task(self.memory, pair)
+            except Exception:
+                _log.exception("construction of item %s failed; it stays queued", pair)
+
+    async def _resume(self) -> None:
+        """Start working off tasks left queued in the database (by any process)."""
+        self._resumed = True
+        async with self.memory.database.session() as session:
+            pending = int(await session.scalar(q.pending_task_count()) or 0)
+        if pending:
+            self._kick()
+
+    def _kick(self) -> None:
+        loop = asyncio.get_running_loop()
+        worker = self._workers.get(loop)
+        if worker is None or worker.done():
+            self._workers[loop] = loop.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        while True:
+            try:
+                if not await process_task(self.memory):
+                    return
+            except Exception:
+                _log.exception("background construction failed; its item stays queued")
+                return
+
+    async def aflush(self) -> None:
+        """Wait until every queued item is reconciled with memory (this process's
+        background work, then whatever is still queued in the database).
+        """
+        loop = asyncio.get_running_loop()
+        worker = self._workers.get(loop)
+        if worker is not None:
+            await worker
+        for _attempt in range(10_000):
+            if not await process_task(self.memory):
+                async with self.memory.database.session() as session:
+                    if not await session.scalar(q.pending_task_count()):
+                        break
+                await asyncio.sleep(0.05)
+        await self.memory.aflush()
+
+    def flush(self) -> None:
+        """Sync twin of :meth:`aflush`."""
+        run_sync(self.aflush())
+
+    async def asweep_ttl(self) -> int:
+        """Delete expired items now and queue the repair of their memory.
+
+        Returns:
+            How many items were deleted.
+        """
+        async with self.memory.database.session() as session:
+            gone = list(await session.execute(q.sweep_expired()))
+            indexed = [(ns, key) for ns, key, text in gone if text is not None]
+            if indexed:
+                await session.execute(q.enqueue_tasks(indexed))
+        if indexed:
+            await self._construct(indexed)
+        return len(gone)
+
+    def sweep_ttl(self) -> int:
+        """Sync twin of :meth:`asweep_ttl`."""
+        return run_sync(self.asweep_ttl())
+
+    def put(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """Store ``value`` under ``key`` (LangGraph's ``put``; langmemcore's errors)."""
+        validate_namespace(namespace)
+        super().put(namespace, key, value, index, ttl=ttl)
+
+    async def aput(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """Store ``value`` under ``key`` (LangGraph's ``aput``; langmemcore's errors)."""
+        validate_namespace(namespace)
+        await super().aput(namespace, key, value, index, ttl=ttl)
+
+    def delete(self, namespace: tuple[str, ...], key: str) -> None:
+        """Delete the item (and repair the memory built from it)."""
+        validate_namespace(namespace)
+        super().delete(namespace, key)
+
+    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
+        """Delete the item (and repair the memory built from it)."""
+        validate_namespace(namespace)
+        await super().adelete(namespace, key)
+
+    def close(self) -> None:
+        """Stop the TTL sweeper and wait for background construction."""
+        self.stop_ttl_sweeper()
+        self.flush()
+
+    async def aclose(self) -> None:
+        """Async twin of :meth:`close`."""
+        await asyncio.to_thread(self.stop_ttl_sweeper)
+        await self.aflush()
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> MemoryStore:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
