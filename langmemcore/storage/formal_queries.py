@@ -13,8 +13,10 @@ from sqlalchemy import (
     ColumnElement,
     Insert,
     Select,
+    Table,
     Update,
     bindparam,
+    cast,
     func,
     insert,
     select,
@@ -101,17 +103,18 @@ def note_beliefs(namespace: str, note_ids: Sequence[int], *, lock: bool = False)
 
 def update_beliefs(namespace: str) -> Update:
     """Set ``alpha``, ``beta`` and ``confidence`` of one note per parameter set
-    (``b_id``, ``b_alpha``, ``b_beta``, ``b_confidence``); run with executemany.
+    (``b_id``, ``b_alpha``, ``b_beta``, ``b_confidence``); run with executemany (a Core
+    statement: the ORM would read the parameter sets as a bulk update by primary key).
     """
+    notes = cast(Table, Note.__table__)
     return (
-        update(Note)
-        .where(Note.namespace == namespace, Note.id == bindparam("b_id"))
+        update(notes)
+        .where(notes.c.namespace == namespace, notes.c.id == bindparam("b_id"))
         .values(
             alpha=bindparam("b_alpha"),
             beta=bindparam("b_beta"),
             confidence=bindparam("b_confidence"),
         )
-        .execution_options(synchronize_session=False)
     )
 
 
