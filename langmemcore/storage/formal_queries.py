@@ -7,7 +7,7 @@ by namespace first. :mod:`langmemcore.formal.capacity` executes them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     ColumnElement,
@@ -16,7 +16,6 @@ from sqlalchemy import (
     Table,
     Update,
     bindparam,
-    cast,
     func,
     insert,
     select,
