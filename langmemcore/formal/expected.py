@@ -11,7 +11,8 @@ The query distribution ``p_D`` is unknown (the paper's Level 1b); it is estimate
   similar queries* and spreads over single notes: the ``returned_top`` notes its search
   returned, rank-weighted ``1 / (rank + 1)``; a ``neighbour_share`` of it along the edges
   of those notes (by strength); a ``keyword_share`` of it to notes sharing keywords with
-  its used (else top returned) notes, by inverse document frequency;
+  its used (else top returned) notes, by inverse document frequency (a part that reaches
+  no note, e.g. for want of edges, passes its share to the others);
 - the **prior** gives each note a single-note expected query of mass proportional to
   ``prior_recency * recency + prior_degree * degree + prior_centrality * centrality +
   prior_keywords * informativeness`` (each normalised to ``[0, 1]``).
@@ -138,35 +139,36 @@ def _spread(
     idf: Mapping[str, float],
     config: FormalConfig,
 ) -> dict[int, float]:
-    """Single-note masses of one logged query's similar-query family."""
-    result: dict[int, float] = defaultdict(float)
+    """Single-note masses of one logged query's similar-query family (a part with no
+    notes, e.g. no edges, passes its share to the others).
+    """
     returned = [n for n in query.returned if n in active][: config.returned_top]
     seeds = [n for n in query.used if n in active] or returned[:3]
-    direct = mass * (1.0 - config.neighbour_share - config.keyword_share)
     weights = {n: 1.0 / (rank + 1) for rank, n in enumerate(returned)}
     for n in seeds:
         weights[n] = max(weights.get(n, 0.0), 1.0)
-    total = sum(weights.values())
-    for n, w in weights.items():
-        result[n] += direct * w / total
     near: dict[int, float] = defaultdict(float)
     for n in weights:
         for other, strength in adjacency.get(n, ()):
             near[other] += strength * weights[n]
-    near_total = sum(near.values())
-    for n, w in near.items():
-        result[n] += mass * config.neighbour_share * w / near_total
     terms = {k for n in seeds for k in active[n].keywords}
     shared = {
         n: sum(idf[k] for k in set(facts.keywords) & terms)
         for n, facts in active.items()
         if n not in seeds
     }
-    shared_total = sum(shared.values())
-    if shared_total > 0:
-        for n, w in shared.items():
-            if w > 0:
-                result[n] += mass * config.keyword_share * w / shared_total
+    parts = [
+        (1.0 - config.neighbour_share - config.keyword_share, weights),
+        (config.neighbour_share, near),
+        (config.keyword_share, {n: w for n, w in shared.items() if w > 0}),
+    ]
+    parts = [(share, part) for share, part in parts if share > 0 and sum(part.values()) > 0]
+    shares = sum(share for share, _part in parts)
+    result: dict[int, float] = defaultdict(float)
+    for share, part in parts:
+        total = sum(part.values())
+        for n, w in part.items():
+            result[n] += mass * (share / shares) * w / total
     return result
 
 
