@@ -316,7 +316,18 @@ class FrontierReport:
                 f"{row['recency']:.1f} | {row['random']:.1f} | {row['oracle']:.1f} | "
                 f"{row['policy_loss']:.1f} | {row['oracle_method']} |"
             )
-        if not self.has_truth:
+        if self.has_truth:
+            lines += [
+                "",
+                "| capacity | policy coverage | policy precision | water inflation |",
+                "|---|---|---|---|",
+            ]
+            for row in self.rows([s for s in shares if s in self.shares()]):
+                lines.append(
+                    f"| {float(str(row['share'])):.0%} | {row['policy']:.1f} | "
+                    f"{row['policy_precision']:.1f} | {row['policy_inflation']:.1f} |"
+                )
+        else:
             lines += ["", "no truth labels: precision equals coverage, water inflation 0"]
         return "\n".join(lines)
 

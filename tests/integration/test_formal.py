@@ -12,6 +12,7 @@ from langmemcore import InvalidInputError, NotFoundError
 from langmemcore.config import ConstructionConfig, RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
 from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.eval.frontier import GoldQuery, namespace_curve
 from langmemcore.formal.api import SearchResults
 from langmemcore.formal.capacity import apply_write_evidence
 from langmemcore.formal.config import Budget, FormalConfig
@@ -259,3 +260,38 @@ async def test_edges_and_merges_are_confidence_evidence(
     assert (rows[b]["alpha"], rows[b]["beta"]) == (pytest.approx(1.4), pytest.approx(1.0))
     assert (rows[c]["alpha"], rows[c]["beta"]) == (pytest.approx(1.5), pytest.approx(1.3))
     assert rows[b]["confidence"] == pytest.approx(1.4 / 2.4)
+
+
+async def test_namespace_curve_discloses_settles_and_restores(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    memory = make(database, embeddings)
+    ids = await remember(memory, ns)
+    disclosed = [
+        GoldQuery("Which instrument does Melanie play?", ("t11",)),
+        GoldQuery("What book does Melanie read to her kids?", ("t9",)),
+    ]
+    scoring = [
+        GoldQuery("What does Melanie play in a band?", ("t11",)),
+        GoldQuery("Where did Caroline move from, and what does she want to study?", ("t6", "t4")),
+    ]
+    true = set(ids.values()) - {ids["t11"]}
+    curve = await namespace_curve(
+        memory, ns, disclosed, scoring, shares=(0.25, 1.0), true_notes=true
+    )
+    assert (curve.notes, curve.scoring, curve.full) == (len(FACTS), 2, 2.0)
+    small, full = curve.points
+    assert small.capacity == 3 and small.method == "exact"
+    assert small.covered["policy"] == 1.0
+    assert small.precision["policy"] == 0.0
+    assert small.covered["oracle"] == 2.0 == full.covered["recency"]
+    assert set((await observation_holders(database, ns)).values()) == {"active"}
+    async with Repository.open(database) as repo:
+        logged = list(
+            await repo.session.execute(
+                select(QueryLog.query, QueryLog.used).where(QueryLog.namespace == ".".join(ns))
+            )
+        )
+    assert sorted(logged) == sorted(
+        [(disclosed[0].text, [ids["t11"]]), (disclosed[1].text, [ids["t9"]])]
+    )

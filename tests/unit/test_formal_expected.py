@@ -160,3 +160,14 @@ def test_formal_statements_filter_by_namespace() -> None:
         assert "namespace = " in sql
     archive = str(fq.archive_notes("ns", [1]).compile(dialect=postgresql.dialect()))
     assert "notes.status = " in archive and "RETURNING notes.id" in archive
+
+
+def test_report_with_truth_shows_precision_and_inflation() -> None:
+    covered = {"policy": 3.0, "recency": 1.0, "random": 1.0, "oracle": 4.0}
+    precise = {"policy": 2.0, "recency": 1.0, "random": 0.0, "oracle": 4.0}
+    curve = NamespaceCurve("a", 8, 4, 4.0, (CurvePoint(0.25, 2, covered, "exact", precise),))
+    pooled = FrontierReport((curve,))
+    assert pooled.has_truth
+    row = pooled.rows()[0]
+    assert (row["policy_precision"], row["policy_inflation"]) == (50.0, 25.0)
+    assert "| 25% | 75.0 | 50.0 | 25.0 |" in pooled.format_markdown()
