@@ -59,6 +59,9 @@ class FormalMemory:
     ) -> None:
         """Confidence evidence of a write, then compaction if the namespace is over budget."""
         budget = self.formal.budget_for(namespace)
+        evidence = any(r.operation == "merge" or r.edge_ids for r in results)
+        if not evidence and not budget.limited:
+            return
         async with Repository.open(self.database) as repo:
             await capacity.apply_write_evidence(repo, namespace, results, self.formal)
             if await capacity.over_budget(repo, namespace, budget):
