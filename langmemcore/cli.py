@@ -75,6 +75,33 @@ def _cmd_eval_locomo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_eval_frontier(args: argparse.Namespace) -> int:
+    import uuid
+    from pathlib import Path
+
+    from langmemcore.eval.frontier import frontier_locomo
+    from langmemcore.eval.locomo import load_locomo
+    from langmemcore.memory import Memory
+
+    async def run() -> str:
+        memory = await Memory.aopen(args.url)
+        report = await frontier_locomo(
+            memory,
+            load_locomo(args.path),
+            prefix=f"frontier-{uuid.uuid4().hex[:8]}",
+            seed=args.seed,
+            progress=True,
+        )
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        report.write_csv(out / "frontier.csv")
+        report.plot(out / "frontier.png")
+        return f"{report.format_markdown()}\n\nwrote {out / 'frontier.csv'}, {out / 'frontier.png'}"
+
+    print(asyncio.run(run()))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``langmemcore`` command."""
     parser = argparse.ArgumentParser(prog="langmemcore", description=__doc__)
@@ -107,6 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="also run each channel off, the loop off, append-only memory",
     )
     locomo.set_defaults(func=_cmd_eval_locomo)
+    front = benchmarks.add_parser(
+        "frontier", help="utility-capacity frontier: compaction vs recency, random, oracle"
+    )
+    front.add_argument("path", help="LoCoMo JSON file (e.g. ../shared/data/locomo-dev.json)")
+    front.add_argument("--seed", type=int, default=0, help="seed of the question split")
+    front.add_argument("--out", default="frontier-results", help="folder for the CSV and PNG")
+    front.set_defaults(func=_cmd_eval_frontier)
     return parser
 
 

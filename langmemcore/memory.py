@@ -29,7 +29,9 @@ from langmemcore.construction.repair import RepairReport, forget_observation
 from langmemcore.construction.topics import TopicSummary, evolve_topics
 from langmemcore.construction.undo import undo_lineage, unmerge_note
 from langmemcore.embeddings import EmbeddingsLike, embedding_dims, resolve_embeddings
-from langmemcore.retrieval import RetrievalContext, RetrievedNote, build_retrieval_graph
+from langmemcore.formal.api import FormalMemory, SearchResults
+from langmemcore.formal.config import FormalConfig
+from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import Note, Topic
 from langmemcore.storage.repository import (
@@ -64,7 +66,7 @@ class IngestReport:
         return sum(len(r.edge_ids) for r in self.results)
 
 
-class Memory:
+class Memory(FormalMemory):
     """Long-term memory in a Postgres + pgvector database.
 
     Args:
@@ -74,6 +76,8 @@ class Memory:
             decomposition and the sufficiency loop.
         config: Construction settings.
         retrieval: Retrieval settings.
+        formal: Capacity budgets, expected-query model and confidence rule (see
+            :mod:`langmemcore.formal`).
     """
 
     def __init__(
@@ -84,6 +88,7 @@ class Memory:
         llm: BaseChatModel | None = None,
         config: ConstructionConfig | None = None,
         retrieval: RetrievalConfig | None = None,
+        formal: FormalConfig | None = None,
     ) -> None:
         self.database = database
         self.embeddings = embeddings
@@ -93,6 +98,7 @@ class Memory:
             database, embeddings, KeywordEmbedder(embeddings), self.config, llm
         )
         self.retrieval = retrieval or RetrievalConfig()
+        self.formal = formal or FormalConfig()
         self._graph = build_construction_graph()
         self._retrieval_graph = build_retrieval_graph()
         self._background: set[asyncio.Task[Any]] = set()
@@ -107,6 +113,7 @@ class Memory:
         llm: BaseChatModel | None = None,
         config: ConstructionConfig | None = None,
         retrieval: RetrievalConfig | None = None,
+        formal: FormalConfig | None = None,
     ) -> Memory:
         """Open memory on ``url`` (else ``DATABASE_URL``, else the embedded server).
 
@@ -123,7 +130,7 @@ class Memory:
                 f"the schema stores {dims}-dimensional vectors but the embedder makes "
                 f"{actual}; use a matching embedder or a database migrated with --dims {actual}"
             )
-        return cls(database, embedder, llm=llm, config=config, retrieval=retrieval)
+        return cls(database, embedder, llm=llm, config=config, retrieval=retrieval, formal=formal)
 
     @classmethod
     def open(cls, url: str | None = None, **kwargs: Any) -> Memory:
@@ -174,6 +181,7 @@ class Memory:
             {"namespace": ns, "observation": observation}, context=self._context
         )
         result: ApplyResult = state["result"]
+        await self._after_write(ns, [result])
         if await self._topics_due(ns, result):
             if wait_for_topics:
                 await self.aevolve_topics(ns)
@@ -219,6 +227,7 @@ class Memory:
                 assert ahead is not None
                 stored, drafts = await ahead
                 ahead = self._draft_ahead(ns, batches, index + 1, first_seen, batch_size)
+                done = len(results)
                 for observation in batch:
                     known = stored.get(observation.key) or applied.get(observation.key)
                     if known is not None:
@@ -240,6 +249,7 @@ class Memory:
                             topics.append(await self.aevolve_topics(ns))
                     if report:
                         report(len(results), len(items))
+                await self._after_write(ns, results[done:])
         finally:
             if ahead is not None:
                 ahead.cancel()
@@ -359,8 +369,12 @@ class Memory:
         k: int | None = None,
         token_budget: int | None = None,
         config: RetrievalConfig | None = None,
-    ) -> list[RetrievedNote]:
+        min_confidence: float | None = None,
+    ) -> SearchResults:
         """Find the evidence for ``query``: decompose -> channels -> fuse -> refine -> pack.
+
+        The search is written to the query log (its id is ``SearchResults.query_id``; pass
+        it to :meth:`afeedback` once the answer is judged).
 
         Args:
             namespace: Where to search.
@@ -368,24 +382,32 @@ class Memory:
             k: Notes returned at most (default ``k_final``).
             token_budget: Stop packing notes past this many (estimated) tokens.
             config: Retrieval settings for this call (default: the memory's).
+            min_confidence: Leave out notes whose confidence ``tau`` is below this, before
+                the cut at ``k``.
 
         Returns:
-            Notes in rank order with their sources, channels and scores.
+            Notes in rank order with their sources, channels and scores (a list).
         """
         ns = validate_namespace(namespace)
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query text is empty")
-        context = RetrievalContext(
-            self.database, self.embeddings, config or self.retrieval, self.llm
-        )
+        settings = config or self.retrieval
+        context = RetrievalContext(self.database, self.embeddings, settings, self.llm)
         state = await self._retrieval_graph.ainvoke(
             {"namespace": ns, "query": query, "k": k, "token_budget": token_budget},
             context=context,
         )
-        results: list[RetrievedNote] = state["results"]
-        return results
+        return await self._finish_search(
+            ns,
+            query,
+            state,
+            k=k,
+            token_budget=token_budget,
+            config=settings,
+            min_confidence=min_confidence,
+        )
 
-    def search(self, namespace: Sequence[str], query: str, **kwargs: Any) -> list[RetrievedNote]:
+    def search(self, namespace: Sequence[str], query: str, **kwargs: Any) -> SearchResults:
         """Sync twin of :meth:`asearch`."""
         return run_sync(self.asearch(namespace, query, **kwargs))
 

@@ -41,6 +41,7 @@ __all__ = [
     "NoteKeyword",
     "NoteSource",
     "Observation",
+    "QueryLog",
     "Setting",
     "Topic",
     "TopicKeyword",
@@ -96,6 +97,8 @@ class Note(Base):
     keywords: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
     speakers: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
     confidence: Mapped[float] = mapped_column(Float, server_default="0.5")
+    alpha: Mapped[float | None] = mapped_column(Float)
+    beta: Mapped[float | None] = mapped_column(Float)
     valid_from: Mapped[datetime | None]
     valid_to: Mapped[datetime | None]
     event_time: Mapped[datetime | None]
@@ -103,6 +106,7 @@ class Note(Base):
     origin: Mapped[str] = mapped_column(String(16), server_default="offline")
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    archived_at: Mapped[datetime | None]
     tsv: Mapped[Any] = mapped_column(TSVECTOR, Computed(TSVECTOR_EXPRESSION, persisted=True))
 
 
@@ -205,6 +209,23 @@ class Lineage(Base):
     reason: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
     undone_at: Mapped[datetime | None]
+
+
+class QueryLog(Base):
+    """A logged search: the query, the notes it returned and, once settled, the notes
+    the answer used and the outcome (the formal layer's sample of the query distribution).
+    """
+
+    __tablename__ = "query_log"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    namespace: Mapped[str] = mapped_column(Text)
+    query: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    returned: Mapped[list[int]] = mapped_column(ARRAY(BigInteger), server_default="{}")
+    used: Mapped[list[int]] = mapped_column(ARRAY(BigInteger), server_default="{}")
+    outcome: Mapped[float | None] = mapped_column(Float)
+    settled_at: Mapped[datetime | None]
 
 
 class Item(Base):
