@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -335,3 +335,26 @@ def evidence_report(raw: Sequence[Mapping[str, Any]]) -> list[EvidenceReport]:
             )
         )
     return reports
+
+
+def limit_conversations(
+    conversations: Sequence[Conversation],
+    *,
+    conversations_limit: int | None = None,
+    questions_limit: int | None = None,
+) -> list[Conversation]:
+    """A shorter evaluation: the first conversations, each with its first retrieval questions.
+
+    Args:
+        conversations: The conversations.
+        conversations_limit: Conversations kept (``None``: all).
+        questions_limit: Retrieval questions (categories 1-4) kept per conversation
+            (``None``: all of every category).
+
+    Returns:
+        The kept conversations, with all their turns.
+    """
+    kept = list(conversations[:conversations_limit])
+    if questions_limit is None:
+        return kept
+    return [replace(c, questions=c.retrieval_questions[:questions_limit]) for c in kept]
