@@ -90,6 +90,7 @@ def _memory_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentP
         help="also run each channel off, the loop off, append-only memory",
     )
     locomo.add_argument("--limit", type=int, default=None, help="conversations evaluated")
+    locomo.add_argument("--sessions", type=int, default=None, help="sessions per conversation")
     locomo.add_argument(
         "--questions", type=int, default=None, help="retrieval questions per conversation"
     )

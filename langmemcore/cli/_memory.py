@@ -172,7 +172,10 @@ def cmd_eval_locomo(args: argparse.Namespace) -> int:
     from langmemcore.eval.locomo_eval import evaluate_locomo
 
     conversations = limit_conversations(
-        load_locomo(args.path), conversations_limit=args.limit, questions_limit=args.questions
+        load_locomo(args.path),
+        conversations_limit=args.limit,
+        sessions_limit=args.sessions,
+        questions_limit=args.questions,
     )
 
     async def job(memory: Memory) -> str:

@@ -341,20 +341,31 @@ def limit_conversations(
     conversations: Sequence[Conversation],
     *,
     conversations_limit: int | None = None,
+    sessions_limit: int | None = None,
     questions_limit: int | None = None,
 ) -> list[Conversation]:
-    """A shorter evaluation: the first conversations, each with its first retrieval questions.
+    """A shorter evaluation: the first conversations, their first sessions, their first
+    questions.
 
     Args:
         conversations: The conversations.
         conversations_limit: Conversations kept (``None``: all).
+        sessions_limit: Sessions kept per conversation (``None``: all); only the questions
+            whose evidence lies entirely in the kept sessions remain.
         questions_limit: Retrieval questions (categories 1-4) kept per conversation
-            (``None``: all of every category).
+            (``None``: all questions).
 
     Returns:
-        The kept conversations, with all their turns.
+        The shortened conversations.
     """
-    kept = list(conversations[:conversations_limit])
-    if questions_limit is None:
-        return kept
-    return [replace(c, questions=c.retrieval_questions[:questions_limit]) for c in kept]
+    kept: list[Conversation] = []
+    for conversation in conversations[:conversations_limit]:
+        turns, questions = conversation.turns, conversation.questions
+        if sessions_limit is not None:
+            turns = tuple(t for t in turns if t.session <= sessions_limit)
+            known = {t.dia_id for t in turns}
+            questions = tuple(q for q in questions if set(q.evidence) <= known)
+        if questions_limit is not None:
+            questions = tuple(q for q in questions if q.is_retrieval_target)[:questions_limit]
+        kept.append(replace(conversation, turns=turns, questions=questions))
+    return kept
