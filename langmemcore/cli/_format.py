@@ -58,11 +58,17 @@ def stats_lines(stats: Sequence[NamespaceStats]) -> list[str]:
     return [header, *rows]
 
 
-def topic_lines(topics: Sequence[TopicInfo], *, width: int = 100) -> list[str]:
-    """Each topic's label, size and keywords."""
+def topic_lines(
+    topics: Sequence[TopicInfo], *, width: int = 100, limit: int | None = None
+) -> list[str]:
+    """Each topic's label, size and keywords (the first ``limit`` topics, then a count)."""
     if not topics:
         return ["  (no topics yet: they form once notes share keywords)"]
-    return [
-        f"  - {t.label} ({t.size} keywords): {_shorten(', '.join(t.keywords), width)}"
-        for t in topics
+    shown = topics[:limit]
+    lines = [
+        f"  - {t.label} ({t.size} keywords): {_shorten(', '.join(t.keywords), width - 10)}"
+        for t in shown
     ]
+    if len(topics) > len(shown):
+        lines.append(f"  ... and {len(topics) - len(shown)} more (langmemcore topics --namespace)")
+    return lines

@@ -93,8 +93,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"  {stats.merges} merges, {stats.links} links, {stats.keywords} keywords, "
         f"{stats.topics} topics"
     )
-    print("\nTopics:")
-    print("\n".join(topic_lines(result.topics)))
+    print("\nTopics (largest first):")
+    print("\n".join(topic_lines(result.topics, limit=8)))
     for question, notes in result.answers:
         print(f"\nQ: {question}")
         print("\n".join(evidence_lines(notes)))
