@@ -22,6 +22,7 @@ from pathlib import Path
 
 from alembic.config import Config
 from alembic.script import ScriptDirectory
+from sqlalchemy import make_url
 
 from alembic import command
 from langmemcore import Memory, MigrationRequiredError
@@ -51,7 +52,7 @@ async def show(database: Database, step: str) -> None:
 def main() -> None:
     database = Database.connect()
     config = shipped_config(database)
-    print(f"database: {asyncio.run(inspect_database(database)).url}")
+    print(f"database: {make_url(database.url).render_as_string(hide_password=True)}")
 
     first = ScriptDirectory.from_config(config).get_base()
     command.upgrade(config, first or "head")
