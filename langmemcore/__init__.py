@@ -20,6 +20,8 @@ from langmemcore._errors import (
     ObservationConflictError,
 )
 from langmemcore.embeddings import LocalEmbeddings, resolve_embeddings
+from langmemcore.memory import IngestReport, Memory
+from langmemcore.retriever import MemoryRetriever
 from langmemcore.storage import Database, Repository
 from langmemcore.store import MemoryStore
 
@@ -29,12 +31,15 @@ __all__ = [
     "ConfigurationError",
     "Database",
     "DatabaseUnavailableError",
+    "IngestReport",
     "InvalidInputError",
     "InvalidNamespaceError",
     "LLMOutputError",
     "LLMUnavailableError",
     "LangMemCoreError",
     "LocalEmbeddings",
+    "Memory",
+    "MemoryRetriever",
     "MemoryStore",
     "MigrationRequiredError",
     "NotFoundError",

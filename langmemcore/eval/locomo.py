@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -335,3 +335,37 @@ def evidence_report(raw: Sequence[Mapping[str, Any]]) -> list[EvidenceReport]:
             )
         )
     return reports
+
+
+def limit_conversations(
+    conversations: Sequence[Conversation],
+    *,
+    conversations_limit: int | None = None,
+    sessions_limit: int | None = None,
+    questions_limit: int | None = None,
+) -> list[Conversation]:
+    """A shorter evaluation: the first conversations, their first sessions, their first
+    questions.
+
+    Args:
+        conversations: The conversations.
+        conversations_limit: Conversations kept (``None``: all).
+        sessions_limit: Sessions kept per conversation (``None``: all); only the questions
+            whose evidence lies entirely in the kept sessions remain.
+        questions_limit: Retrieval questions (categories 1-4) kept per conversation
+            (``None``: all questions).
+
+    Returns:
+        The shortened conversations.
+    """
+    kept: list[Conversation] = []
+    for conversation in conversations[:conversations_limit]:
+        turns, questions = conversation.turns, conversation.questions
+        if sessions_limit is not None:
+            turns = tuple(t for t in turns if t.session <= sessions_limit)
+            known = {t.dia_id for t in turns}
+            questions = tuple(q for q in questions if set(q.evidence) <= known)
+        if questions_limit is not None:
+            questions = tuple(q for q in questions if q.is_retrieval_target)[:questions_limit]
+        kept.append(replace(conversation, turns=turns, questions=questions))
+    return kept

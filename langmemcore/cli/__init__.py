@@ -1,0 +1,153 @@
+"""The ``langmemcore`` command line: a thin layer over the library.
+
+``demo`` runs the main job with zero configuration; ``ingest``, ``search``, ``stats`` and
+``topics`` work on any namespace; ``migrate``, ``downgrade`` and ``doctor`` look after the
+schema and the set-up; ``eval locomo`` measures evidence recall and ``eval frontier`` the
+utility-capacity frontier.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from langmemcore._errors import LangMemCoreError
+from langmemcore.cli._admin import cmd_doctor, cmd_downgrade, cmd_migrate
+from langmemcore.cli._memory import (
+    cmd_demo,
+    cmd_eval_frontier,
+    cmd_eval_locomo,
+    cmd_ingest,
+    cmd_search,
+    cmd_stats,
+    cmd_topics,
+)
+
+__all__ = ["build_parser", "main"]
+
+
+def _common() -> argparse.ArgumentParser:
+    """Options every command takes, before or after its name."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--url",
+        default=argparse.SUPPRESS,
+        help="database URL (default: DATABASE_URL, else the embedded Postgres)",
+    )
+    common.add_argument(
+        "--embeddings",
+        default=argparse.SUPPRESS,
+        help="'provider:model' (default: local all-MiniLM-L6-v2)",
+    )
+    return common
+
+
+def _memory_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    demo = sub.add_parser(
+        "demo",
+        parents=[common],
+        help="remember a sample conversation and answer questions about it (migrates if needed)",
+    )
+    demo.add_argument("--k", type=int, default=3, help="notes of evidence per question")
+    demo.set_defaults(func=cmd_demo)
+
+    ingest = sub.add_parser(
+        "ingest",
+        parents=[common],
+        help="remember a file: JSON list / JSON Lines of {text, speaker?, time?, key?}, or LoCoMo",
+    )
+    ingest.add_argument("file", help="the file to remember")
+    ingest.add_argument(
+        "--namespace",
+        required=True,
+        help="e.g. users.alice (a LoCoMo file with several conversations: one below it each)",
+    )
+    ingest.set_defaults(func=cmd_ingest)
+
+    search = sub.add_parser("search", parents=[common], help="print the evidence for a query")
+    search.add_argument("query")
+    search.add_argument("--namespace", required=True, help="e.g. users.alice")
+    search.add_argument("--k", type=int, default=5, help="notes returned at most")
+    search.set_defaults(func=cmd_search)
+
+    stats = sub.add_parser("stats", parents=[common], help="count what memory holds")
+    stats.add_argument("--namespace", default=None, help="only this namespace and those below")
+    stats.set_defaults(func=cmd_stats)
+
+    topics = sub.add_parser("topics", parents=[common], help="list a namespace's topics")
+    topics.add_argument("--namespace", required=True, help="e.g. users.alice")
+    topics.add_argument("--evolve", action="store_true", help="recompute the topics first")
+    topics.set_defaults(func=cmd_topics)
+
+    evaluation = sub.add_parser("eval", help="evaluate memory on a benchmark")
+    benchmarks = evaluation.add_subparsers(dest="benchmark", required=True)
+    locomo = benchmarks.add_parser(
+        "locomo", parents=[common], help="LoCoMo evidence recall@k by turn budget"
+    )
+    locomo.add_argument("path", help="LoCoMo JSON file (e.g. ../shared/data/locomo-dev.json)")
+    locomo.add_argument(
+        "--ablations",
+        action="store_true",
+        help="also run each channel off, the loop off, append-only memory",
+    )
+    locomo.add_argument("--limit", type=int, default=None, help="conversations evaluated")
+    locomo.add_argument("--sessions", type=int, default=None, help="sessions per conversation")
+    locomo.add_argument(
+        "--questions", type=int, default=None, help="retrieval questions per conversation"
+    )
+    locomo.set_defaults(func=cmd_eval_locomo)
+    front = benchmarks.add_parser(
+        "frontier",
+        parents=[common],
+        help="utility-capacity frontier: compaction vs recency, random, oracle",
+    )
+    front.add_argument("path", help="LoCoMo JSON file (e.g. ../shared/data/locomo-dev.json)")
+    front.add_argument("--seed", type=int, default=0, help="seed of the question split")
+    front.add_argument("--out", default="frontier-results", help="folder for the CSV and PNG")
+    front.set_defaults(func=cmd_eval_frontier)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``langmemcore`` command."""
+    common = _common()
+    parser = argparse.ArgumentParser(
+        prog="langmemcore",
+        description=__doc__,
+        parents=[common],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    migrate = sub.add_parser("migrate", parents=[common], help="create or upgrade the schema")
+    migrate.add_argument("--revision", default="head")
+    migrate.add_argument(
+        "--dims", type=int, default=None, help="embedding dimensions of a new schema (default 384)"
+    )
+    migrate.set_defaults(func=cmd_migrate)
+
+    down = sub.add_parser(
+        "downgrade", parents=[common], help="take the schema back (alembic downgrade)"
+    )
+    down.add_argument("revision", help="target revision, e.g. 'base' to drop everything")
+    down.set_defaults(func=cmd_downgrade)
+
+    doctor = sub.add_parser(
+        "doctor", parents=[common], help="show the database, versions, schema and embedder"
+    )
+    doctor.set_defaults(func=cmd_doctor)
+    _memory_commands(sub, common)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    for option in ("url", "embeddings"):
+        if not hasattr(args, option):
+            setattr(args, option, None)
+    try:
+        return int(args.func(args))
+    except LangMemCoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,217 @@
+"""``demo``, ``ingest``, ``search``, ``stats``, ``topics`` and ``eval``: thin layers over
+:class:`~langmemcore.memory.Memory`, :mod:`langmemcore.io`, :mod:`langmemcore.demo` and
+:mod:`langmemcore.storage.stats`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from langmemcore._namespace import decode_namespace, validate_namespace
+from langmemcore.cli._format import evidence_lines, stats_lines, topic_lines
+from langmemcore.memory import Memory
+from langmemcore.storage.database import Database
+from langmemcore.storage.migrations import head_revision, upgrade
+from langmemcore.storage.stats import list_topics, memory_stats
+
+__all__ = [
+    "cmd_demo",
+    "cmd_eval_frontier",
+    "cmd_eval_locomo",
+    "cmd_ingest",
+    "cmd_search",
+    "cmd_stats",
+    "cmd_topics",
+    "parse_namespace",
+]
+
+T = TypeVar("T")
+
+
+def parse_namespace(text: str) -> tuple[str, ...]:
+    """``"a.b"`` -> ``("a", "b")``, validated as LangGraph namespaces are."""
+    return validate_namespace(decode_namespace(text))
+
+
+def _with_memory(args: argparse.Namespace, job: Callable[[Memory], Awaitable[T]]) -> T:
+    """Open memory, run ``job`` on it and close the connections, in one event loop."""
+
+    async def run() -> T:
+        memory = await Memory.aopen(args.url, embeddings=args.embeddings)
+        try:
+            return await job(memory)
+        finally:
+            await memory.aflush()
+            await memory.database.dispose()
+
+    return asyncio.run(run())
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Remember the demo conversation on the default database and answer its questions."""
+    from langmemcore.demo import run_demo
+
+    async def prepare() -> tuple[str | None, bool]:
+        database = Database.connect(args.url)
+        try:
+            revision = await database.schema_revision()
+        finally:
+            await database.dispose()
+        if revision == head_revision():
+            return revision, database.embedded
+        await asyncio.to_thread(upgrade, database)
+        return None, database.embedded
+
+    revision, embedded = asyncio.run(prepare())
+    where = "the embedded Postgres" if embedded else "DATABASE_URL / --url"
+    migrated = "schema up to date" if revision else f"schema migrated to {head_revision()}"
+    print(f"langmemcore demo on {where} ({migrated})")
+    result = _with_memory(args, lambda memory: run_demo(memory, k=args.k, progress=True))
+    conversation, stats = result.conversation, result.stats
+    print(f"\n{conversation.title}\n{conversation.description}")
+    speakers = sorted({o.speaker for o in conversation.observations if o.speaker})
+    print(
+        f"\nRemembered {len(conversation.observations)} turns by {', '.join(speakers)} "
+        f"into namespace {'.'.join(conversation.namespace)}"
+    )
+    report = result.report
+    if report.count("unchanged") == len(report.results):
+        print("  this run: already remembered, nothing new")
+    else:
+        print(
+            f"  this run: {report.count('append')} new notes, {report.count('merge')} merges, "
+            f"{report.links} links"
+        )
+    print("\nWhat memory built:")
+    print(
+        f"  {stats.observations} observations -> {stats.notes} notes "
+        f"({stats.merged_notes} built from several turns)"
+    )
+    print(
+        f"  {stats.merges} merges, {stats.links} links, {stats.keywords} keywords, "
+        f"{stats.topics} topics"
+    )
+    print("\nTopics (largest first):")
+    print("\n".join(topic_lines(result.topics, limit=8)))
+    for question, notes in result.answers:
+        print(f"\nQ: {question}")
+        print("\n".join(evidence_lines(notes)))
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """Remember the observations of a file (JSON list, JSON Lines or LoCoMo)."""
+    from langmemcore.io import load_observations
+
+    namespace = parse_namespace(args.namespace)
+    batches = load_observations(args.file)
+
+    async def job(memory: Memory) -> list[str]:
+        lines = []
+        for batch in batches:
+            target = namespace
+            if len(batches) > 1 and batch.name is not None:
+                target = (*namespace, batch.name)
+            report = await memory.aingest_many(target, batch.observations, progress=True)
+            lines.append(
+                f"{'.'.join(target)}: {len(batch.observations)} observations -> "
+                f"{report.count('append')} new notes, {report.count('merge')} merges, "
+                f"{report.links} links, {report.count('unchanged')} already remembered"
+            )
+        return lines
+
+    print("\n".join(_with_memory(args, job)))
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    """Print the evidence for a query."""
+    namespace = parse_namespace(args.namespace)
+    notes = _with_memory(args, lambda memory: memory.asearch(namespace, args.query, k=args.k))
+    print(f"Q: {args.query}")
+    print("\n".join(evidence_lines(notes)))
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """Print the counts of every namespace (at or below ``--namespace``)."""
+    prefix = parse_namespace(args.namespace) if args.namespace else None
+
+    async def run() -> list[str]:
+        database = Database.connect(args.url)
+        try:
+            await database.check_schema()
+            return stats_lines(await memory_stats(database, prefix))
+        finally:
+            await database.dispose()
+
+    print("\n".join(asyncio.run(run())))
+    return 0
+
+
+def cmd_topics(args: argparse.Namespace) -> int:
+    """Print a namespace's topics (``--evolve`` recomputes them first)."""
+    namespace = parse_namespace(args.namespace)
+
+    async def job(memory: Memory) -> list[str]:
+        if args.evolve:
+            await memory.aevolve_topics(namespace)
+        return topic_lines(await list_topics(memory.database, namespace))
+
+    lines = _with_memory(args, job)
+    print(f"Topics of {'.'.join(namespace)}:")
+    print("\n".join(lines))
+    return 0
+
+
+def cmd_eval_locomo(args: argparse.Namespace) -> int:
+    """Evaluate evidence recall@k on a LoCoMo file."""
+    from langmemcore.eval.locomo import limit_conversations, load_locomo
+    from langmemcore.eval.locomo_eval import evaluate_locomo
+
+    conversations = limit_conversations(
+        load_locomo(args.path),
+        conversations_limit=args.limit,
+        sessions_limit=args.sessions,
+        questions_limit=args.questions,
+    )
+
+    async def job(memory: Memory) -> str:
+        report = await evaluate_locomo(
+            memory, conversations, ablations=args.ablations, progress=True
+        )
+        return report.format_markdown() + (
+            f"\n\nmean search latency: {report.query_seconds * 1000:.1f} ms\n"
+        )
+
+    print(_with_memory(args, job))
+    return 0
+
+
+def cmd_eval_frontier(args: argparse.Namespace) -> int:
+    """Compare compaction with recency, random eviction and the oracle on a LoCoMo file."""
+    import uuid
+    from pathlib import Path
+
+    from langmemcore.eval.frontier import frontier_locomo
+    from langmemcore.eval.locomo import load_locomo
+
+    async def job(memory: Memory) -> str:
+        report = await frontier_locomo(
+            memory,
+            load_locomo(args.path),
+            prefix=f"frontier-{uuid.uuid4().hex[:8]}",
+            seed=args.seed,
+            progress=True,
+        )
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        report.write_csv(out / "frontier.csv")
+        report.plot(out / "frontier.png")
+        return f"{report.format_markdown()}\n\nwrote {out / 'frontier.csv'}, {out / 'frontier.png'}"
+
+    print(_with_memory(args, job))
+    return 0

@@ -1,0 +1,185 @@
+"""The command line in process (``main([...])`` with ``--url``): ingest, search, stats, topics,
+eval locomo, and errors."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from langmemcore.cli import main
+from langmemcore.storage import Database
+from langmemcore.storage.stats import COUNTED
+
+
+def record(key: str | None, speaker: str, time: str, text: str) -> dict[str, str]:
+    fields = {"speaker": speaker, "time": time, "text": text}
+    return fields if key is None else {"key": key, **fields}
+
+
+RECORDS = [
+    record("t1", "Maya", "2024-03-02T18:30:00+00:00", "I live in Lisbon and work as a designer."),
+    record("t2", "Jonas", "2024-03-02T18:32:00+00:00", "My beagle Pretzel loves chasing pigeons."),
+    record("t3", "Priya", "2024-03-02", "I started cello lessons with Mrs. Okafor last week."),
+    record(None, "Jonas", "2024-06-15T10:00Z", "Pretzel, my beagle, still loves chasing pigeons!"),
+    record(None, "Maya", "2024-06-15T10:04Z", "I moved from Lisbon to Berlin for a job at Bosch."),
+]
+
+
+def turn(dia_id: str, speaker: str, text: str) -> dict[str, str]:
+    return {"dia_id": dia_id, "speaker": speaker, "text": text}
+
+
+def question(text: str, answer: str, evidence: list[str], category: int) -> dict[str, object]:
+    return {"question": text, "answer": answer, "evidence": evidence, "category": category}
+
+
+def locomo_sample(sample_id: str) -> dict[str, object]:
+    """A tiny conversation in the LoCoMo format, with two questions."""
+    return {
+        "sample_id": sample_id,
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                turn("D1:1", "Ana", "I just adopted a cat named Miso."),
+                turn("D1:2", "Ben", "Cute! I'm learning to play the drums."),
+                turn("D1:3", "Ana", "Miso sleeps on my keyboard all day."),
+            ],
+            "session_2_date_time": "10:00 am on 20 June, 2023",
+            "session_2": [
+                turn("D2:1", "Ben", "I played drums at my first gig last night."),
+                turn("D2:2", "Ana", "I'm moving to Oslo in August for work."),
+            ],
+        },
+        "qa": [
+            question("What is Ana's cat called?", "Miso", ["D1:1"], 4),
+            question("Which instrument does Ben play?", "drums", ["D1:2", "D2:1"], 1),
+        ],
+    }
+
+
+@pytest.fixture()
+def url(database: Database, database_url: str) -> str:
+    """The migrated test database."""
+    return database_url
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_ingest_search_stats_topics(
+    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ns = f"cli.{uuid.uuid4().hex[:10]}"
+    file = tmp_path / "turns.jsonl"
+    file.write_text("\n".join(json.dumps(r) for r in RECORDS) + "\n")
+
+    code, out, err = run(capsys, "--url", url, "ingest", str(file), "--namespace", ns)
+    assert code == 0, err
+    assert out.startswith(f"{ns}: 5 observations -> ")
+    assert "1 merges" in out and "0 already remembered" in out
+    assert "ingest [" in err and "5/5" in err
+
+    code, out, _ = run(capsys, "ingest", str(file), "--namespace", ns, "--url", url)
+    assert code == 0
+    assert "0 new notes, 0 merges, 0 links, 5 already remembered" in out
+
+    query = "What is the name of Jonas's dog?"
+    code, out, err = run(capsys, "--url", url, "search", query, "--namespace", ns, "--k", "2")
+    assert code == 0, err
+    assert out.startswith("Q: What is the name of Jonas's dog?\n  1. ")
+    first = out.split("\n  2. ")[0]
+    assert "Pretzel" in first
+    assert "channels: " in first and "vector #" in first
+    assert "source t2 | Jonas | 2024-03-02 18:32 | My beagle Pretzel loves chasing" in first
+    assert "| Jonas | 2024-06-15 10:00 | Pretzel, my beagle, still" in first
+    assert "\n  3. " not in out
+
+    code, out, _ = run(capsys, "--url", url, "stats", "--namespace", ns)
+    assert code == 0
+    header, row = out.strip().splitlines()
+    assert header.split() == ["namespace", *COUNTED]
+    cells = row.split()
+    assert cells[0] == ns
+    counts = dict(zip(header.split()[1:], map(int, cells[1:]), strict=True))
+    assert counts["observations"] == 5
+    assert counts["notes"] == 4
+    assert counts["merged_notes"] == 1
+    assert counts["merges"] == 1
+    assert counts["keywords"] > 5
+
+    code, out, _ = run(capsys, "--url", url, "topics", "--namespace", ns, "--evolve")
+    assert code == 0
+    assert out.startswith(f"Topics of {ns}:\n")
+    listed = [line for line in out.splitlines()[1:] if line.startswith("  - ")]
+    assert all(" keywords): " in line for line in listed)
+    _, after, _ = run(capsys, "--url", url, "stats", "--namespace", ns)
+    assert int(after.strip().splitlines()[1].split()[-1]) == len(listed)
+
+
+def test_stats_without_namespace_lists_every_namespace(
+    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = f"clistats{uuid.uuid4().hex[:8]}"
+    file = tmp_path / "turns.json"
+    file.write_text(json.dumps(RECORDS[:2]))
+    for child in ("a", "b"):
+        assert main(["--url", url, "ingest", str(file), "--namespace", f"{root}.{child}"]) == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, "--url", url, "stats")
+    assert code == 0
+    names = [line.split()[0] for line in out.splitlines()[1:]]
+    assert f"{root}.a" in names and f"{root}.b" in names
+    assert names == sorted(names)
+    code, out, _ = run(capsys, "--url", url, "stats", "--namespace", root)
+    assert [line.split()[0] for line in out.splitlines()[1:]] == [f"{root}.a", f"{root}.b"]
+    code, out, _ = run(capsys, "--url", url, "stats", "--namespace", f"{root}x")
+    assert out.strip() == "(memory is empty)"
+
+
+def test_ingest_a_locomo_file_and_evaluate_it(
+    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ns = f"clilocomo.{uuid.uuid4().hex[:10]}"
+    file = tmp_path / "locomo.json"
+    file.write_text(json.dumps([locomo_sample("conv-a"), locomo_sample("conv-b")]))
+    code, out, err = run(capsys, "--url", url, "ingest", str(file), "--namespace", ns)
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert [line.split(":")[0] for line in lines] == [f"{ns}.conv-a", f"{ns}.conv-b"]
+    assert all("5 observations" in line for line in lines)
+
+    code, out, _ = run(
+        capsys, "--url", url, "search", "What is Ana's cat called?", "--namespace", f"{ns}.conv-a"
+    )
+    assert "source D1:1 | Ana | 2023-05-08 13:56 | I just adopted a cat named Miso." in out
+
+    code, out, err = run(capsys, "--url", url, "eval", "locomo", str(file), "--limit", "1")
+    assert code == 0, err
+    overall = next(line for line in out.splitlines() if line.startswith("| overall |"))
+    assert overall.split("|")[-2].strip() == "2"
+    assert "| baseline rrf |" in out
+    assert "mean search latency:" in out
+
+
+def test_errors_are_reported_with_exit_code_2(
+    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "fine"}\n{"speaker": "Maya"}\n')
+    code, _, err = run(capsys, "--url", url, "ingest", str(bad), "--namespace", "cli.bad")
+    assert code == 2
+    assert "error: bad.jsonl record 2: 'text' is missing or empty" in err
+    code, _, err = run(capsys, "--url", url, "search", "x", "--namespace", "langgraph.x")
+    assert code == 2
+    assert "error:" in err and "langgraph" in err
+    code, _, err = run(capsys, "--url", url, "search", "   ", "--namespace", "cli.bad")
+    assert code == 2
+    assert "error: query text is empty" in err
