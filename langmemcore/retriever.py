@@ -21,23 +21,26 @@ from pydantic import Field, field_validator
 from langmemcore._bridge import run_sync
 from langmemcore._errors import InvalidInputError
 from langmemcore._namespace import validate_namespace
+from langmemcore.formal.api import SearchResults
 from langmemcore.memory import Memory
 from langmemcore.retrieval import RetrievedNote
 
 __all__ = ["MemoryRetriever", "note_document"]
 
 
-def note_document(note: RetrievedNote) -> Document:
+def note_document(note: RetrievedNote, query_id: int | None = None) -> Document:
     """A retrieved note as a LangChain ``Document``.
 
     Args:
         note: The note, as :meth:`Memory.asearch` returns it.
+        query_id: The search's id in the query log (for feedback), if logged.
 
     Returns:
         A document whose ``page_content`` is the note's context and whose metadata holds
         ``note_id``, ``score``, ``channels`` (channel -> rank), ``keywords``, ``topic``,
         ``source_keys``, ``speakers`` (distinct, in source order), ``times`` (ISO 8601,
-        ``None`` where unknown) and ``sources`` (one dict per source observation).
+        ``None`` where unknown), ``sources`` (one dict per source observation) and
+        ``query_id``.
     """
     speakers = list(dict.fromkeys(s.speaker for s in note.sources if s.speaker))
     times = [s.event_time.isoformat() if s.event_time else None for s in note.sources]
@@ -46,6 +49,7 @@ def note_document(note: RetrievedNote) -> Document:
         id=str(note.note_id),
         metadata={
             "note_id": note.note_id,
+            "query_id": query_id,
             "score": note.score,
             "channels": dict(note.channels),
             "keywords": list(note.keywords),
@@ -88,14 +92,19 @@ class MemoryRetriever(BaseRetriever):
     token_budget: int | None = None
     """Stop adding notes past this many (estimated) tokens of context."""
 
+    min_confidence: float | None = None
+    """Leave out notes whose confidence ``tau`` is below this (``None``: keep all)."""
+
     @field_validator("namespace", mode="before")
     @classmethod
     def _check_namespace(cls, value: Sequence[str]) -> tuple[str, ...]:
         return validate_namespace(value)
 
-    def _documents(self, notes: Sequence[RetrievedNote], min_score: float | None) -> list[Document]:
+    def _documents(self, notes: SearchResults, min_score: float | None) -> list[Document]:
         floor = self.min_score if min_score is None else min_score
-        return [note_document(n) for n in notes if floor is None or n.score >= floor]
+        return [
+            note_document(n, notes.query_id) for n in notes if floor is None or n.score >= floor
+        ]
 
     def _limit(self, k: int | None) -> int:
         limit = self.k if k is None else k
@@ -123,7 +132,11 @@ class MemoryRetriever(BaseRetriever):
             InvalidInputError: If the query is empty or ``k`` is not a positive integer.
         """
         notes = await self.memory.asearch(
-            self.namespace, query, k=self._limit(k), token_budget=self.token_budget
+            self.namespace,
+            query,
+            k=self._limit(k),
+            token_budget=self.token_budget,
+            min_confidence=self.min_confidence,
         )
         return self._documents(notes, min_score)
 
@@ -138,7 +151,40 @@ class MemoryRetriever(BaseRetriever):
         """Sync twin of :meth:`_aget_relevant_documents` (through the one loop bridge)."""
         notes = run_sync(
             self.memory.asearch(
-                self.namespace, query, k=self._limit(k), token_budget=self.token_budget
+                self.namespace,
+                query,
+                k=self._limit(k),
+                token_budget=self.token_budget,
+                min_confidence=self.min_confidence,
             )
         )
         return self._documents(notes, min_score)
+
+    async def afeedback(
+        self, documents: Sequence[Document], outcome: float = 1.0
+    ) -> dict[int, float]:
+        """Settle the searches these documents came from: the answer used them and had
+        ``outcome`` (1 right, 0 wrong, or a grade in between).
+
+        Returns:
+            The new confidence of each note.
+
+        Raises:
+            InvalidInputError: No documents, or a document without a logged search.
+        """
+        by_query: dict[int, list[int]] = {}
+        for doc in documents:
+            query_id = doc.metadata.get("query_id")
+            if query_id is None:
+                raise InvalidInputError("a document without a logged search cannot be settled")
+            by_query.setdefault(int(query_id), []).append(int(doc.metadata["note_id"]))
+        if not by_query:
+            raise InvalidInputError("feedback needs at least one document")
+        settled: dict[int, float] = {}
+        for query_id, note_ids in by_query.items():
+            settled.update(await self.memory.afeedback(self.namespace, query_id, note_ids, outcome))
+        return settled
+
+    def feedback(self, documents: Sequence[Document], outcome: float = 1.0) -> dict[int, float]:
+        """Sync twin of :meth:`afeedback`."""
+        return run_sync(self.afeedback(documents, outcome))

@@ -22,7 +22,16 @@ from sqlalchemy import (
     update,
 )
 
-from langmemcore.storage.models import Edge, Keyword, Note, QueryLog, Topic, TopicKeyword
+from langmemcore.storage.models import (
+    Edge,
+    Keyword,
+    Note,
+    NoteSource,
+    Observation,
+    QueryLog,
+    Topic,
+    TopicKeyword,
+)
 
 __all__ = [
     "ARCHIVED",
@@ -33,7 +42,9 @@ __all__ = [
     "edges_among_active",
     "edges_by_ids",
     "insert_query",
+    "latest_query_id",
     "note_beliefs",
+    "notes_of_observation_keys",
     "query_for_update",
     "recent_queries",
     "restore_notes",
@@ -89,6 +100,33 @@ def recent_queries(namespace: str, limit: int) -> Select:
         .where(QueryLog.namespace == namespace)
         .order_by(QueryLog.id.desc())
         .limit(limit)
+    )
+
+
+def latest_query_id(namespace: str, query: str) -> Select:
+    """Id of the newest logged search of ``query`` in the namespace."""
+    return (
+        select(QueryLog.id)
+        .where(QueryLog.namespace == namespace, QueryLog.query == query)
+        .order_by(QueryLog.id.desc())
+        .limit(1)
+    )
+
+
+def notes_of_observation_keys(namespace: str, keys: Sequence[str]) -> Select:
+    """Ids of the active notes built from the observations with these keys."""
+    return (
+        select(NoteSource.note_id)
+        .join(Observation, Observation.id == NoteSource.observation_id)
+        .join(Note, Note.id == NoteSource.note_id)
+        .where(
+            NoteSource.namespace == namespace,
+            Observation.namespace == namespace,
+            Observation.key.in_(list(keys)),
+            Note.status == "active",
+        )
+        .distinct()
+        .order_by(NoteSource.note_id)
     )
 
 

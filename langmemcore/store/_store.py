@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal
 
@@ -22,6 +22,7 @@ from langgraph.store.base import (
     NOT_PROVIDED,
     BaseStore,
     GetOp,
+    Item,
     ListNamespacesOp,
     NotProvided,
     Op,
@@ -37,6 +38,7 @@ from langmemcore._namespace import validate_namespace
 from langmemcore.embeddings import EmbeddingsLike
 from langmemcore.memory import Memory
 from langmemcore.storage import items as q
+from langmemcore.store._feedback import settle_items
 from langmemcore.store._index import IndexSpec, index_spec
 from langmemcore.store._ops import (
     apply_puts,
@@ -287,6 +289,31 @@ class MemoryStore(TTLSweeper, BaseStore):
         """Delete the item (and repair the memory built from it)."""
         validate_namespace(namespace)
         await super().adelete(namespace, key)
+
+    async def afeedback(
+        self, items: Sequence[Item], outcome: float = 1.0, *, query: str
+    ) -> dict[int, float]:
+        """Settle a query search: the answer used ``items`` and had ``outcome``.
+
+        Updates the confidence of the items' notes (the memory's Beta rule) and records
+        them as used by the newest logged search of ``query`` in each item's namespace,
+        which capacity compaction then keeps.
+
+        Args:
+            items: Items from ``search(query=...)`` that the answer used.
+            outcome: 1 for a right answer, 0 for a wrong one, or a grade in between.
+            query: The query of that search.
+
+        Returns:
+            The new confidence of each settled note.
+        """
+        return await settle_items(self.memory, items, query, outcome)
+
+    def feedback(
+        self, items: Sequence[Item], outcome: float = 1.0, *, query: str
+    ) -> dict[int, float]:
+        """Sync twin of :meth:`afeedback`."""
+        return run_sync(self.afeedback(items, outcome, query=query))
 
     def close(self) -> None:
         """Stop the TTL sweeper and wait for background construction."""

@@ -109,9 +109,15 @@ async def test_async_returns_what_sync_returns(filled: tuple[Memory, tuple[str, 
     async_docs = await retriever.ainvoke(QUERY, k=3)
     sync_docs = retriever.invoke(QUERY, k=3)
     assert len(async_docs) == 3
-    assert [(d.id, d.page_content, d.metadata) for d in async_docs] == [
-        (d.id, d.page_content, d.metadata) for d in sync_docs
-    ]
+
+    def without_query(docs: list[Document]) -> list[tuple[object, ...]]:
+        return [
+            (d.id, d.page_content, {k: v for k, v in d.metadata.items() if k != "query_id"})
+            for d in docs
+        ]
+
+    assert without_query(async_docs) == without_query(sync_docs)
+    assert async_docs[0].metadata["query_id"] != sync_docs[0].metadata["query_id"]
 
 
 def test_min_score_drops_weaker_notes(filled: tuple[Memory, tuple[str, ...]]) -> None:
@@ -150,3 +156,27 @@ def test_an_unknown_namespace_returns_no_documents(
     docs = retriever.invoke(QUERY)
     assert docs == []
     assert all(isinstance(d, Document) for d in docs)
+
+
+async def test_feedback_on_documents_moves_confidence_and_min_confidence_filters(
+    database: Database, embeddings: LocalEmbeddings
+) -> None:
+    memory = Memory(database, embeddings)
+    namespace = ("retriever", uuid.uuid4().hex[:12])
+    await memory.aingest_many(namespace, TURNS)
+    retriever = MemoryRetriever(memory=memory, namespace=namespace, k=4)
+    docs = await retriever.ainvoke(QUERY)
+    assert len(docs) >= 2
+    assert all(isinstance(d.metadata["query_id"], int) for d in docs)
+    good, bad = docs[0], docs[1]
+    raised = await retriever.afeedback([good], 1.0)
+    lowered = retriever.feedback([bad], 0.0)
+    assert raised[good.metadata["note_id"]] > 0.5 > lowered[bad.metadata["note_id"]]
+    strict = MemoryRetriever(memory=memory, namespace=namespace, k=4, min_confidence=0.5)
+    kept = {d.metadata["note_id"] for d in await strict.ainvoke(QUERY)}
+    assert good.metadata["note_id"] in kept
+    assert bad.metadata["note_id"] not in kept
+    with pytest.raises(InvalidInputError):
+        await retriever.afeedback([Document(page_content="x", metadata={"note_id": 1})])
+    with pytest.raises(InvalidInputError):
+        await retriever.afeedback([])

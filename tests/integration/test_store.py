@@ -17,6 +17,7 @@ from langmemcore import (
     InvalidInputError,
     InvalidNamespaceError,
     MemoryStore,
+    NotFoundError,
 )
 from langmemcore.config import ConstructionConfig
 from langmemcore.embeddings import LocalEmbeddings
@@ -32,6 +33,7 @@ from langmemcore.storage.models import (
     NoteKeyword,
     NoteSource,
     Observation,
+    QueryLog,
 )
 
 SUNRISE = "I painted a sunrise over the lake last weekend."
@@ -113,6 +115,37 @@ async def test_indexed_puts_build_memory_and_query_search_ranks_items(
     assert again is not None
     assert again.created_at == item.created_at and again.updated_at > item.updated_at
     assert (await _state(database, ns))["observations"] == {"item:adopt", "item:camp"}
+
+
+async def test_feedback_on_searched_items_settles_their_notes(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(memory, index={"fields": ["text"]})
+    await store.aput(ns, "adopt", {"text": ADOPTION})
+    await store.aput(ns, "camp", {"text": CAMPING})
+    await store.aput(ns, "plain", {"text": "Caroline adopted a cat."}, index=False)
+    query = "Which adoption agencies did Caroline research?"
+    found = await store.asearch(ns, query=query)
+    adopt = next(i for i in found if i.key == "adopt")
+    state = await _state(database, ns)
+    adopt_notes = {n for n, keys in state["sources"].items() if "item:adopt" in keys}
+    settled = await store.afeedback([adopt], 1.0, query=query)
+    assert set(settled) == adopt_notes
+    assert all(tau > 0.5 for tau in settled.values())
+    async with database.session() as s:
+        used = await s.scalar(
+            select(QueryLog.used)
+            .where(QueryLog.namespace == ".".join(ns), QueryLog.query == query)
+            .order_by(QueryLog.id.desc())
+            .limit(1)
+        )
+    assert set(used or []) == adopt_notes
+    with pytest.raises(NotFoundError):
+        await store.afeedback([adopt], 1.0, query="never asked")
+    plain = await store.aget(ns, "plain")
+    assert plain is not None
+    with pytest.raises(NotFoundError):
+        await store.afeedback([plain], 0.0, query=query)
 
 
 async def test_sync_api_runs_through_the_bridge(

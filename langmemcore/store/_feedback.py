@@ -1,0 +1,60 @@
+"""Settling store searches: the items an answer used, turned into feedback on their notes.
+
+A query search of :class:`~langmemcore.store.MemoryStore` is logged by the memory in each
+namespace it ran in; feedback on items finds that logged search (the newest one of the
+same query text) and the active notes built from each item, and settles them through
+:meth:`~langmemcore.memory.Memory.afeedback`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langgraph.store.base import Item
+
+from langmemcore._errors import InvalidInputError, NotFoundError
+from langmemcore.memory import Memory
+from langmemcore.storage import formal_queries as fq
+from langmemcore.store._index import observation_key
+
+__all__ = ["settle_items"]
+
+
+async def settle_items(
+    memory: Memory, items: Sequence[Item], query: str, outcome: float
+) -> dict[int, float]:
+    """Feedback on the notes of ``items`` for the newest logged search of ``query``.
+
+    Args:
+        memory: The store's memory.
+        items: Items (e.g. from ``search(query=...)``) the answer used.
+        query: The query text of that search.
+        outcome: 1 for a right answer, 0 for a wrong one, or a grade in between.
+
+    Returns:
+        The new confidence of each settled note.
+
+    Raises:
+        InvalidInputError: No items.
+        NotFoundError: The query was never searched in an item's namespace, or an item
+            has no active notes (stored with ``index=False``, or not constructed yet).
+    """
+    if not items:
+        raise InvalidInputError("feedback needs at least one item")
+    keys: dict[tuple[str, ...], list[str]] = {}
+    for item in items:
+        keys.setdefault(tuple(item.namespace), []).append(observation_key(item.key))
+    settled: dict[int, float] = {}
+    for namespace, observation_keys in keys.items():
+        ns = ".".join(namespace)
+        async with memory.database.session() as session:
+            query_id = await session.scalar(fq.latest_query_id(ns, query))
+            note_ids = list(
+                await session.scalars(fq.notes_of_observation_keys(ns, observation_keys))
+            )
+        if query_id is None:
+            raise NotFoundError(f"no logged search of {query!r} in namespace {namespace!r}")
+        if not note_ids:
+            raise NotFoundError(f"the items in {namespace!r} have no notes to settle")
+        settled.update(await memory.afeedback(namespace, int(query_id), note_ids, outcome))
+    return settled
