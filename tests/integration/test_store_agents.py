@@ -6,6 +6,7 @@ Real Postgres, real local embeddings, real graphs; only the chat model is script
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -29,6 +30,7 @@ from langmemcore.memory import Memory
 from langmemcore.storage import Database
 from tests.conftest import REPO_ROOT
 from tests.integration.scripted_model import answer_with_tool_result, call, script
+from tests.stub_openai import openai_stub
 
 
 @pytest.fixture()
@@ -176,3 +178,60 @@ def test_agent_memory_example_runs_offline(database_url: str) -> None:
     assert "stored: My dog is called Rex." in result.stdout
     assert "agent: Your dog is called Rex." in result.stdout
     assert "recalled: My dog is called Rex." in result.stdout.splitlines()[-2]
+
+
+def _stub_agent(body: dict[str, Any]) -> dict[str, Any] | str:
+    """The agent's model over HTTP: save each fact, then search and answer from the tool."""
+    facts = ["I love hiking in the Alps.", "My dog is called Rex."]
+    messages = body["messages"]
+    asked = next(m for m in reversed(messages) if m["role"] == "user")["content"]
+    results = [m for m in messages if m["role"] == "tool"]
+
+    def call(name: str, **args: str) -> dict[str, Any]:
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call_{name}_{len(results)}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)},
+                }
+            ],
+        }
+
+    if "Please remember" in asked:
+        if len(results) < len(facts):
+            return call("manage_memory", content=facts[len(results)])
+        return "I will remember that."
+    if not results:
+        return call("search_memory", query=asked)
+    return "Your dog is called Rex." if "Rex" in results[-1]["content"] else "I do not know."
+
+
+def test_agent_memory_example_with_chat_openai_over_http(database_url: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    with openai_stub(_stub_agent) as (base_url, received):
+        result = subprocess.run(
+            [sys.executable, str(REPO_ROOT / "examples" / "agent_memory.py")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={
+                **env,
+                "DATABASE_URL": database_url,
+                "PYTHONPATH": str(REPO_ROOT),
+                "OPENAI_API_KEY": "stub",
+                "OPENAI_BASE_URL": base_url,
+                "OPENAI_MODEL": "stub-model",
+            },
+        )
+    assert result.returncode == 0, result.stderr
+    assert f"model: ChatOpenAI stub-model at {base_url}" in result.stdout
+    assert "stored: I love hiking in the Alps." in result.stdout
+    assert "stored: My dog is called Rex." in result.stdout
+    assert "agent: Your dog is called Rex." in result.stdout
+    tools = {t["function"]["name"] for t in received[0]["tools"]}
+    assert {"manage_memory", "search_memory"} <= tools
+    searched = [m for m in received[-1]["messages"] if m["role"] == "tool"]
+    assert "My dog is called Rex." in searched[-1]["content"]
