@@ -136,6 +136,10 @@ class RetrievalConfig:
     subquery_weight: float = 0.25
     """Weight of a sub-query round's rankings relative to the first round."""
 
+    refine_channels: tuple[str, ...] = CHANNELS
+    """Channels a sub-query round runs (those also in ``channels``); the others rank for
+    the original query only."""
+
     diversity: float = 0.3
     """Weight of novelty in the final maximal-marginal-relevance ordering (0: fusion
     order as is)."""
@@ -151,7 +155,7 @@ class RetrievalConfig:
         return dict(self.weights).get(channel, 0.0)
 
     def __post_init__(self) -> None:
-        unknown = set(self.channels) - set(CHANNELS)
+        unknown = (set(self.channels) | set(self.refine_channels)) - set(CHANNELS)
         if unknown:
             raise ConfigurationError(f"unknown retrieval channels: {sorted(unknown)}")
         if self.max_rounds < 1 or self.k_final < 1:

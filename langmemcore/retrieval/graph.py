@@ -91,12 +91,12 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         "plan": plan,
         "current": plan,
         "asked": [state["query"]],
-        "channels": ctx.config.channels,
+        "channels": _round_channels(ctx.config, 0),
     }
 
 
 def fan_out(state: RetrievalState) -> list[Send]:
-    """One ``channel`` task per enabled channel, for the current (sub-)query."""
+    """One ``channel`` task per channel the current (sub-)query runs."""
     return [
         Send(
             "channel",
@@ -105,6 +105,13 @@ def fan_out(state: RetrievalState) -> list[Send]:
         for channel in state["channels"]
         if channel != "neighbour"
     ]
+
+
+def _round_channels(config: RetrievalConfig, round: int) -> tuple[str, ...]:
+    """The channels a round runs: all enabled ones first, ``refine_channels`` after."""
+    if not round:
+        return config.channels
+    return tuple(c for c in config.channels if c in config.refine_channels)
 
 
 async def channel(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
@@ -157,7 +164,8 @@ async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Decide whether the pool suffices; if not, propose a sub-query."""
     ctx = runtime.context
     rounds = len(state["asked"])
-    if rounds >= ctx.config.max_rounds:
+    runnable = set(_round_channels(ctx.config, rounds)) - {"neighbour"}
+    if rounds >= ctx.config.max_rounds or not runnable:
         return {"sufficient": True, "subquery": None}
     evidence = await _evidence(
         ctx.database, state["namespace"], state["fused"], ctx.config.sufficiency_top
@@ -185,8 +193,13 @@ def route_after_sufficiency(state: RetrievalState) -> Literal["refine", "pack"]:
 async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Plan the sub-query as the next round."""
     ctx, subquery = runtime.context, state["subquery"] or ""
-    plan = await plan_query(subquery, ctx.embeddings, llm=ctx.llm, round=len(state["asked"]))
-    return {"current": plan, "asked": [*state["asked"], subquery]}
+    round = len(state["asked"])
+    plan = await plan_query(subquery, ctx.embeddings, llm=ctx.llm, round=round)
+    return {
+        "current": plan,
+        "asked": [*state["asked"], subquery],
+        "channels": _round_channels(ctx.config, round),
+    }
 
 
 async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:

@@ -189,10 +189,16 @@ def _active_best_first(namespace: str, scored: Any, limit: int) -> Select:
     ``scored`` is ordered before the status check, so Postgres probes notes only until
     ``limit`` active ones are found instead of checking every scored note.
     """
-    active = exists().where(
-        Note.id == scored.c.note_id, Note.namespace == namespace, Note.status == ACTIVE
+    return (
+        select(scored.c.note_id, scored.c.score)
+        .where(_is_active(namespace, scored.c.note_id))
+        .limit(limit)
     )
-    return select(scored.c.note_id, scored.c.score).where(active).limit(limit)
+
+
+def _is_active(namespace: str, note_id: ColumnElement[int]) -> ColumnElement[bool]:
+    """Whether the note ``note_id`` is an active note of the namespace."""
+    return exists().where(Note.id == note_id, Note.namespace == namespace, Note.status == ACTIVE)
 
 
 def keyword_ranking(
@@ -250,6 +256,7 @@ def keyword_ranking(
     scored = (
         select(best.c.note_id, score)
         .group_by(best.c.note_id)
+        .having(score > 0)
         .order_by(score.desc(), best.c.note_id.desc())
         .subquery("scored")
     )
@@ -261,8 +268,11 @@ def topic_ranking(namespace: str, vector: Sequence[float], k: int, limit: int) -
 
     The ``k`` topics of the newest generation nearest to ``vector`` by centroid; an active
     note carrying their keywords scores, over those topics, the highest topic similarity x
-    (keywords of the topic it carries / the most any active note of the topic carries);
-    ties go to the higher note id.
+    (keywords of the topic it carries / the most any active note of the topic carries),
+    at least 0; ties go to the higher note id.
+
+    Note-keyword pairs come from the covering index; note status is probed only for the
+    members with the most keywords of each topic and for the best-scored notes.
     """
     newest = (
         select(func.max(Topic.generation)).where(Topic.namespace == namespace).scalar_subquery()
@@ -275,9 +285,13 @@ def topic_ranking(namespace: str, vector: Sequence[float], k: int, limit: int) -
         .limit(k)
         .cte("nearest")
     )
-    matches = func.count().label("matches")
     members = (
-        select(nearest.c.id.label("topic_id"), nearest.c.similarity, NoteKeyword.note_id, matches)
+        select(
+            nearest.c.id.label("topic_id"),
+            nearest.c.similarity,
+            NoteKeyword.note_id,
+            func.count().label("matches"),
+        )
         .join(
             TopicKeyword,
             and_(TopicKeyword.namespace == namespace, TopicKeyword.topic_id == nearest.c.id),
@@ -289,28 +303,42 @@ def topic_ranking(namespace: str, vector: Sequence[float], k: int, limit: int) -
                 NoteKeyword.keyword_id == TopicKeyword.keyword_id,
             ),
         )
-        .join(
-            Note,
-            and_(
-                Note.id == NoteKeyword.note_id,
-                Note.namespace == namespace,
-                Note.status == ACTIVE,
-            ),
-        )
         .group_by(nearest.c.id, nearest.c.similarity, NoteKeyword.note_id)
-        .subquery("members")
+        .cte("members")
     )
-    most = func.max(members.c.matches).over(partition_by=members.c.topic_id)
-    shares = select(
-        members.c.note_id, (members.c.similarity * members.c.matches / most).label("share")
-    ).subquery("shares")
-    score = func.max(shares.c.share).label("score")
-    return (
-        select(shares.c.note_id, score)
-        .group_by(shares.c.note_id)
-        .order_by(score.desc(), shares.c.note_id.desc())
-        .limit(limit)
+    # each topic's members by matches, the sort fenced (OFFSET 0) so that status is
+    # probed in that order and only until the first active member
+    by_matches = (
+        select(members.c.note_id, members.c.matches)
+        .where(members.c.topic_id == nearest.c.id)
+        .order_by(members.c.matches.desc())
+        .offset(0)
+        .correlate(nearest)
+        .subquery("by_matches")
     )
+    first_active = (
+        select(by_matches.c.matches)
+        .where(_is_active(namespace, by_matches.c.note_id))
+        .limit(1)
+        .lateral("first_active")
+    )
+    most = (
+        select(nearest.c.id.label("topic_id"), first_active.c.matches.label("most"))
+        .select_from(nearest)
+        .join(first_active, true(), isouter=True)
+        .cte("most")
+        .prefix_with("MATERIALIZED")
+    )
+    share = members.c.similarity * members.c.matches / most.c.most
+    score = func.greatest(func.max(share), 0.0).label("score")
+    scored = (
+        select(members.c.note_id, score)
+        .join(most, most.c.topic_id == members.c.topic_id)
+        .group_by(members.c.note_id)
+        .order_by(score.desc(), members.c.note_id.desc())
+        .subquery("scored")
+    )
+    return _active_best_first(namespace, scored, limit)
 
 
 def keyword_ids_by_name(namespace: str, names: Sequence[str]) -> Select:

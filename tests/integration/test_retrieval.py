@@ -244,7 +244,7 @@ async def test_topic_ranking_weights_topic_similarity_by_keyword_share(
     for topic in topics:
         most = max(m.score for m in members[topic.id])
         for m in members[topic.id]:
-            score[m.id] = max(score.get(m.id, -1.0), topic.score * m.score / most)
+            score[m.id] = max(score.get(m.id, 0.0), topic.score * m.score / most)
     assert topics[0].id == causes.id
     assert found == sorted(score, key=lambda n: (-score[n], -n))
     # race carries two of the causes' keywords, parade one: race first, at full share
