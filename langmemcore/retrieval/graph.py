@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypedDict
 
@@ -77,6 +78,7 @@ class RetrievalState(TypedDict, total=False):
     sufficient: bool
     missing: str
     subquery: str | None
+    subquery_keywords: tuple[str, ...]
     results: list[RetrievedNote]
 
 
@@ -182,6 +184,7 @@ async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         "sufficient": verdict.sufficient,
         "missing": verdict.missing,
         "subquery": verdict.subquery,
+        "subquery_keywords": verdict.keywords,
     }
 
 
@@ -190,11 +193,41 @@ def route_after_sufficiency(state: RetrievalState) -> Literal["refine", "pack"]:
     return "pack" if state["sufficient"] or not state.get("subquery") else "refine"
 
 
+def _plan_vectors(channels: tuple[str, ...]) -> set[str]:
+    """The plan vectors the channels read (see :data:`PLAN_VECTORS`)."""
+    needs = {"text"} if {"vector", "speaker", "neighbour"} & set(channels) else set()
+    needs |= {"topic"} if "topic" in channels else set()
+    return needs | ({"keywords"} if "keyword" in channels else set())
+
+
 async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
-    """Plan the sub-query as the next round."""
+    """Plan the sub-query as the next round (with the keywords the judge built it from,
+    if any), embedding only what its channels read: keyword vectors come from earlier
+    rounds or the namespace's stored keywords first.
+    """
     ctx, subquery = runtime.context, state["subquery"] or ""
     round = len(state["asked"])
-    plan = await plan_query(subquery, ctx.embeddings, llm=ctx.llm, round=round)
+    channels = _round_channels(ctx.config, round)
+    known = {
+        keyword: vector
+        for plan in (state["plan"], state["current"])
+        for keyword, vector in zip(plan.keywords, plan.keyword_vectors, strict=False)
+    }
+
+    async def stored(names: Sequence[str]) -> dict[str, list[float]]:
+        async with Repository.open(ctx.database) as repo:
+            return await repo.keyword_vectors(state["namespace"], names)
+
+    plan = await plan_query(
+        subquery,
+        ctx.embeddings,
+        llm=ctx.llm,
+        round=round,
+        keywords=state.get("subquery_keywords") or None,
+        vectors=_plan_vectors(channels),
+        known=known,
+        lookup=stored,
+    )
     return {
         "current": plan,
         "asked": [*state["asked"], subquery],

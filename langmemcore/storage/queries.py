@@ -61,6 +61,7 @@ __all__ = [
     "insert_observation",
     "items_under_prefix",
     "keyword_ranking",
+    "keyword_vectors_by_name",
     "upsert_item",
     "keyword_ids_by_name",
     "insert_edges",
@@ -339,6 +340,13 @@ def topic_ranking(namespace: str, vector: Sequence[float], k: int, limit: int) -
         .subquery("scored")
     )
     return _active_best_first(namespace, scored, limit)
+
+
+def keyword_vectors_by_name(namespace: str, names: Sequence[str]) -> Select:
+    """(``name``, ``embedding``) of the given normalised keyword names."""
+    return select(Keyword.name, Keyword.embedding).where(
+        Keyword.namespace == namespace, Keyword.name.in_(list(names))
+    )
 
 
 def keyword_ids_by_name(namespace: str, names: Sequence[str]) -> Select:

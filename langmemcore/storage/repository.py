@@ -297,6 +297,17 @@ class Repository:
         stmt = q.keyword_ranking(encode_namespace(namespace), vectors, k, min_similarity, limit)
         return [int(i) for i, _score in await self.session.execute(stmt)]
 
+    async def keyword_vectors(
+        self, namespace: Sequence[str], names: Sequence[str]
+    ) -> dict[str, list[float]]:
+        """Stored embeddings of the keyword ``names`` the namespace has (others left out)."""
+        if not names:
+            return {}
+        stmt = q.keyword_vectors_by_name(encode_namespace(namespace), names)
+        return {
+            name: [float(x) for x in vector] for name, vector in await self.session.execute(stmt)
+        }
+
     async def topic_ranking(
         self, namespace: Sequence[str], vector: Sequence[float], k: int, limit: int
     ) -> list[int]:

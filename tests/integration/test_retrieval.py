@@ -11,7 +11,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from sqlalchemy import select, update
 
 from langmemcore import InvalidInputError
-from langmemcore.config import RetrievalConfig
+from langmemcore.config import CHANNELS, RetrievalConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
@@ -300,6 +300,42 @@ async def test_loop_stops_when_the_evidence_covers_the_query(
     assert state["asked"] == ["Melanie pottery class"]
     assert state["sufficient"] is True
     assert state["results"][0].note_id == built.ids["pottery"]
+
+
+class CountingEmbeddings(LocalEmbeddings):
+    """The real embedder, counting its batches."""
+
+    batches: int = 0
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.batches += 1
+        return await super().aembed_documents(texts)
+
+
+async def test_subquery_rounds_run_refine_channels_on_the_judges_keywords(
+    built: Built, database: Database
+) -> None:
+    embedder = CountingEmbeddings()
+    query = "Did Melanie visit the volcano observatory in Iceland?"
+    state = await build_retrieval_graph().ainvoke(
+        {"namespace": built.namespace, "query": query},
+        context=context(database, embedder),
+    )
+    later = [r for r in state["rankings"] if r.round > 0]
+    assert len(state["asked"]) >= 2
+    assert later and {r.channel for r in later} == {"keyword"}
+    # the judge's keywords, not re-extracted from the joined text
+    assert " ".join(state["current"].keywords) == state["asked"][-1]
+    # only keyword vectors, all from the first round or the stored keywords: one batch
+    assert state["current"].vector == () and state["current"].topic_vector == ()
+    assert len(state["current"].keyword_vectors) == len(state["current"].keywords)
+    assert embedder.batches == 1
+    every = await build_retrieval_graph().ainvoke(
+        {"namespace": built.namespace, "query": query},
+        context=context(database, embedder, refine_channels=CHANNELS),
+    )
+    assert {r.channel for r in every["rankings"] if r.round > 0} >= {"keyword", "vector"}
+    assert len(every["current"].vector) == 384
 
 
 class NeverSatisfied(FakeListChatModel):

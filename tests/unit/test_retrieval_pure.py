@@ -73,6 +73,8 @@ def test_offline_sufficiency_needs_every_keyword_and_the_date() -> None:
     assert not missing.sufficient
     assert missing.missing == "pottery"
     assert missing.subquery is not None and missing.subquery.startswith("pottery")
+    assert missing.keywords[0] == "pottery"
+    assert " ".join(missing.keywords) == missing.subquery
     june = TimeMention("in May", date(2023, 5, 1), date(2023, 5, 31), "month")
     assert not judge_offline(plan(("charity race",), (june,)), evidence, ["q"]).sufficient
 
