@@ -150,15 +150,10 @@ async def _evidence(
     database: Database, ns: tuple[str, ...], fused: list[Fused], top: int
 ) -> list[EvidenceNote]:
     async with Repository.open(database) as repo:
-        notes = await repo.get_notes(ns, [f.note_id for f in fused[:top]])
+        notes = await repo.note_summaries(ns, [f.note_id for f in fused[:top]])
     return [
-        EvidenceNote(
-            n.id,
-            n.context,
-            tuple(n.keywords),
-            n.event_time.date().isoformat() if n.event_time else None,
-        )
-        for n in notes
+        EvidenceNote(i, context, tuple(keywords), when.date().isoformat() if when else None)
+        for i, context, keywords, when in notes
     ]
 
 

@@ -73,6 +73,7 @@ __all__ = [
     "nearest_notes_by_speakers",
     "nearest_topics",
     "note_similarities",
+    "note_summaries",
     "notes_by_ids",
     "notes_by_keywords",
     "notes_in_time_range",
@@ -521,6 +522,13 @@ def note_similarities(namespace: str, note_ids: Sequence[int], vector: Sequence[
     """(``id``, ``distance``) to ``vector`` of the active notes among ``note_ids``."""
     return select(Note.id, Note.embedding.cosine_distance(list(vector))).where(
         Note.namespace == namespace, Note.status == ACTIVE, Note.id.in_(list(note_ids))
+    )
+
+
+def note_summaries(namespace: str, note_ids: Sequence[int]) -> Select:
+    """(``id``, ``context``, ``keywords``, ``event_time``) of the notes ``note_ids``."""
+    return select(Note.id, Note.context, Note.keywords, Note.event_time).where(
+        Note.namespace == namespace, Note.id.in_(list(note_ids))
     )
 
 

@@ -42,6 +42,8 @@ def where_clause(stmt: object) -> str:
             "ns", datetime(2023, 1, 1, tzinfo=UTC), datetime(2023, 2, 1, tzinfo=UTC), 5
         ),
         q.notes_by_ids("ns", [1]),
+        q.note_summaries("ns", [1]),
+        q.keyword_vectors_by_name("ns", ["paris"]),
         q.sources_of_notes("ns", [1]),
         q.observation_by_key("ns", "k"),
         q.keyword_ids_by_name("ns", ["paris"]),
