@@ -30,9 +30,7 @@ __all__ = [
     "channel_weight",
     "neighbour_channel",
     "QueryPlan",
-    "rank_by_keywords",
     "rank_neighbours",
-    "rank_topics",
     "run_channel",
 ]
 
@@ -64,44 +62,6 @@ class QueryPlan:
     round: int = 0
 
 
-def rank_by_keywords(
-    matches: Sequence[Sequence[tuple[int, float]]],
-    note_keywords: Mapping[int, Sequence[int]],
-    limit: int,
-) -> list[int]:
-    """Rank notes by how well they cover the query's entities.
-
-    Args:
-        matches: Per query entity, the matched keyword ids with their similarity.
-        note_keywords: Note id -> keyword ids it carries (notes carrying any match).
-        limit: Notes returned at most.
-
-    Returns:
-        Notes by the sum over entities of their best matching keyword's similarity.
-    """
-    score: dict[int, float] = defaultdict(float)
-    for entity in matches:
-        similarity = dict(entity)
-        for note_id, keyword_ids in note_keywords.items():
-            best = max((similarity.get(k, 0.0) for k in keyword_ids), default=0.0)
-            score[note_id] += best
-    ranked = sorted((n for n in score if score[n] > 0), key=lambda n: (-score[n], -n))
-    return ranked[:limit]
-
-
-def rank_topics(
-    topics: Sequence[Scored], members: Mapping[int, Sequence[Scored]], limit: int
-) -> list[int]:
-    """Rank the notes of the nearest topics: topic similarity x share of topic keywords."""
-    score: dict[int, float] = defaultdict(float)
-    for topic in topics:
-        notes = members.get(topic.id, [])
-        most = max((n.score for n in notes), default=1.0)
-        for note in notes:
-            score[note.id] = max(score[note.id], topic.score * note.score / most)
-    return sorted(score, key=lambda n: (-score[n], -n))[:limit]
-
-
 def rank_neighbours(
     anchors: Sequence[Scored],
     edges: Sequence[tuple[int, int, float]],
@@ -131,41 +91,25 @@ def rank_neighbours(
     return ranked[:limit]
 
 
-async def _keyword_matches(
-    repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
-) -> list[list[tuple[int, float]]]:
-    matches = []
-    for vector in plan.keyword_vectors:
-        found = await repo.nearest_keywords(ns, vector, config.k_key)
-        matches.append([(i, s) for i, _n, s in found if s >= config.keyword_min_similarity])
-    return matches
-
-
-async def _note_keywords(
-    repo: Repository, ns: tuple[str, ...], keyword_ids: set[int]
-) -> dict[int, list[int]]:
-    result: dict[int, list[int]] = defaultdict(list)
-    for note_id, keyword_id in await repo.active_note_keywords(ns, sorted(keyword_ids)):
-        result[note_id].append(keyword_id)
-    return result
-
-
 async def keyword_channel(
     repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
 ) -> list[int]:
-    """Entity-level access through the keyword layer."""
-    matches = await _keyword_matches(repo, ns, plan, config)
-    ids = {k for entity in matches for k, _s in entity}
-    return rank_by_keywords(matches, await _note_keywords(repo, ns, ids), config.depth)
+    """Entity-level access through the keyword layer: each query keyword's ``k_key``
+    nearest keywords (at least ``keyword_min_similarity`` similar) -> the notes carrying
+    them, by the sum over query keywords of their best match.
+    """
+    return await repo.keyword_ranking(
+        ns, plan.keyword_vectors, config.k_key, config.keyword_min_similarity, config.depth
+    )
 
 
 async def topic_channel(
     repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
 ) -> list[int]:
-    """Thematic entry through the topic groups."""
-    topics = await repo.nearest_topics(ns, plan.topic_vector, config.k_topic)
-    members = await repo.topic_notes(ns, [t.id for t in topics])
-    return rank_topics(topics, members, config.depth)
+    """Thematic entry through the topic groups: the ``k_topic`` topics nearest to the
+    topic description -> their notes, by topic similarity x share of topic keywords.
+    """
+    return await repo.topic_ranking(ns, plan.topic_vector, config.k_topic, config.depth)
 
 
 async def neighbour_channel(

@@ -7,6 +7,7 @@ prompt (malformed output or an endpoint error -> the offline decomposition).
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from datetime import datetime
 
 from langchain_core.embeddings import Embeddings
@@ -18,9 +19,16 @@ from langmemcore.prompts.query_intent import QueryIntent, render_query_intent_pr
 from langmemcore.retrieval.channels import QueryPlan
 from langmemcore.text import analyze_query, normalize_keyword
 
-__all__ = ["plan_query"]
+__all__ = ["PLAN_VECTORS", "KeywordLookup", "plan_query"]
 
 _log = logging.getLogger("langmemcore.retrieval")
+
+
+PLAN_VECTORS = frozenset({"text", "topic", "keywords"})
+"""The vectors of a query plan: of its text, its topic description and its keywords."""
+
+KeywordLookup = Callable[[Sequence[str]], Awaitable[Mapping[str, Sequence[float]]]]
+"""Finds stored embeddings of keyword names (those it knows)."""
 
 
 async def plan_query(
@@ -31,8 +39,12 @@ async def plan_query(
     round: int = 0,
     reference: datetime | None = None,
     retries: int = 1,
+    vectors: Collection[str] = PLAN_VECTORS,
+    known: Mapping[str, Sequence[float]] | None = None,
+    lookup: KeywordLookup | None = None,
+    keywords: Sequence[str] | None = None,
 ) -> QueryPlan:
-    """Decompose and embed a (sub-)query.
+    """Decompose and embed a (sub-)query, in one embedding call at most.
 
     Args:
         text: The query.
@@ -41,10 +53,19 @@ async def plan_query(
         round: Refinement round the plan belongs to.
         reference: Time that relative dates in the query refer to.
         retries: LLM retries before the offline fallback.
+        vectors: Which of :data:`PLAN_VECTORS` to fill (the others stay empty: a round
+            whose channels do not read them skips the embedding).
+        known: Keyword embeddings already at hand (e.g. from an earlier round).
+        lookup: Finds stored embeddings of the keywords not in ``known``; the rest are
+            embedded.
+        keywords: The query's keywords when the caller knows them (a sub-query built from
+            keywords); then neither the text analysis nor the LLM extracts them.
     """
     analysis = analyze_query(text, reference)
-    topic, keywords = analysis.topic, analysis.keywords
-    if llm is not None:
+    topic = analysis.topic
+    given = tuple(keywords) if keywords else None
+    keywords = given or analysis.keywords
+    if llm is not None and given is None:
         try:
             intent = await call_structured(
                 llm, render_query_intent_prompt(text), QueryIntent, retries=retries
@@ -55,15 +76,27 @@ async def plan_query(
             )
         except (LLMOutputError, LLMUnavailableError) as exc:
             _log.warning("query-intent prompt failed, decomposing offline: %s", exc)
-    vectors = await embeddings.aembed_documents([text, topic, *keywords])
+    found: dict[str, Sequence[float]] = {}
+    if "keywords" in vectors:
+        found = {k: v for k, v in (known or {}).items() if k in keywords}
+        missing = [k for k in keywords if k not in found]
+        if missing and lookup is not None:
+            found.update(await lookup(missing))
+    # one batch laid out as [text, topic, *keywords], each part only when needed
+    parts = [name for name in ("text", "topic") if name in vectors]
+    fresh = [k for k in keywords if "keywords" in vectors and k not in found]
+    batch = [*({"text": text, "topic": topic}[name] for name in parts), *fresh]
+    embedded = await embeddings.aembed_documents(batch) if batch else []
+    own = dict(zip(parts, embedded, strict=False))
+    found.update(zip(fresh, embedded[len(parts) :], strict=True))
     return QueryPlan(
         text=text,
         topic=topic,
         keywords=keywords,
         entities=analysis.entities,
         times=analysis.times,
-        vector=tuple(vectors[0]),
-        topic_vector=tuple(vectors[1]),
-        keyword_vectors=tuple(tuple(v) for v in vectors[2:]),
+        vector=tuple(own.get("text", ())),
+        topic_vector=tuple(own.get("topic", ())),
+        keyword_vectors=tuple(tuple(found[k]) for k in keywords) if "keywords" in vectors else (),
         round=round,
     )

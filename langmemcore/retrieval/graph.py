@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypedDict
 
@@ -77,6 +78,7 @@ class RetrievalState(TypedDict, total=False):
     sufficient: bool
     missing: str
     subquery: str | None
+    subquery_keywords: tuple[str, ...]
     results: list[RetrievedNote]
 
 
@@ -91,12 +93,12 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         "plan": plan,
         "current": plan,
         "asked": [state["query"]],
-        "channels": ctx.config.channels,
+        "channels": _round_channels(ctx.config, 0),
     }
 
 
 def fan_out(state: RetrievalState) -> list[Send]:
-    """One ``channel`` task per enabled channel, for the current (sub-)query."""
+    """One ``channel`` task per channel the current (sub-)query runs."""
     return [
         Send(
             "channel",
@@ -105,6 +107,13 @@ def fan_out(state: RetrievalState) -> list[Send]:
         for channel in state["channels"]
         if channel != "neighbour"
     ]
+
+
+def _round_channels(config: RetrievalConfig, round: int) -> tuple[str, ...]:
+    """The channels a round runs: all enabled ones first, ``refine_channels`` after."""
+    if not round:
+        return config.channels
+    return tuple(c for c in config.channels if c in config.refine_channels)
 
 
 async def channel(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
@@ -141,15 +150,10 @@ async def _evidence(
     database: Database, ns: tuple[str, ...], fused: list[Fused], top: int
 ) -> list[EvidenceNote]:
     async with Repository.open(database) as repo:
-        notes = await repo.get_notes(ns, [f.note_id for f in fused[:top]])
+        notes = await repo.note_summaries(ns, [f.note_id for f in fused[:top]])
     return [
-        EvidenceNote(
-            n.id,
-            n.context,
-            tuple(n.keywords),
-            n.event_time.date().isoformat() if n.event_time else None,
-        )
-        for n in notes
+        EvidenceNote(i, context, tuple(keywords), when.date().isoformat() if when else None)
+        for i, context, keywords, when in notes
     ]
 
 
@@ -157,7 +161,8 @@ async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Decide whether the pool suffices; if not, propose a sub-query."""
     ctx = runtime.context
     rounds = len(state["asked"])
-    if rounds >= ctx.config.max_rounds:
+    runnable = set(_round_channels(ctx.config, rounds)) - {"neighbour"}
+    if rounds >= ctx.config.max_rounds or not runnable:
         return {"sufficient": True, "subquery": None}
     evidence = await _evidence(
         ctx.database, state["namespace"], state["fused"], ctx.config.sufficiency_top
@@ -174,6 +179,7 @@ async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         "sufficient": verdict.sufficient,
         "missing": verdict.missing,
         "subquery": verdict.subquery,
+        "subquery_keywords": verdict.keywords,
     }
 
 
@@ -182,11 +188,46 @@ def route_after_sufficiency(state: RetrievalState) -> Literal["refine", "pack"]:
     return "pack" if state["sufficient"] or not state.get("subquery") else "refine"
 
 
+def _plan_vectors(channels: tuple[str, ...]) -> set[str]:
+    """The plan vectors the channels read (see :data:`PLAN_VECTORS`)."""
+    needs = {"text"} if {"vector", "speaker", "neighbour"} & set(channels) else set()
+    needs |= {"topic"} if "topic" in channels else set()
+    return needs | ({"keywords"} if "keyword" in channels else set())
+
+
 async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
-    """Plan the sub-query as the next round."""
+    """Plan the sub-query as the next round (with the keywords the judge built it from,
+    if any), embedding only what its channels read: keyword vectors come from earlier
+    rounds or the namespace's stored keywords first.
+    """
     ctx, subquery = runtime.context, state["subquery"] or ""
-    plan = await plan_query(subquery, ctx.embeddings, llm=ctx.llm, round=len(state["asked"]))
-    return {"current": plan, "asked": [*state["asked"], subquery]}
+    round = len(state["asked"])
+    channels = _round_channels(ctx.config, round)
+    known = {
+        keyword: vector
+        for plan in (state["plan"], state["current"])
+        for keyword, vector in zip(plan.keywords, plan.keyword_vectors, strict=False)
+    }
+
+    async def stored(names: Sequence[str]) -> dict[str, list[float]]:
+        async with Repository.open(ctx.database) as repo:
+            return await repo.keyword_vectors(state["namespace"], names)
+
+    plan = await plan_query(
+        subquery,
+        ctx.embeddings,
+        llm=ctx.llm,
+        round=round,
+        keywords=state.get("subquery_keywords") or None,
+        vectors=_plan_vectors(channels),
+        known=known,
+        lookup=stored,
+    )
+    return {
+        "current": plan,
+        "asked": [*state["asked"], subquery],
+        "channels": _round_channels(ctx.config, round),
+    }
 
 
 async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:

@@ -48,11 +48,14 @@ class Verdict:
         sufficient: Whether to stop refining.
         missing: What is missing, in words.
         subquery: The next query, or ``None`` to stop.
+        keywords: The sub-query's keywords when the judge built it from keywords (offline);
+            empty when they are to be extracted from its text.
     """
 
     sufficient: bool
     missing: str
     subquery: str | None
+    keywords: tuple[str, ...] = ()
 
 
 def judge_offline(
@@ -78,10 +81,11 @@ def judge_offline(
     if not missing:
         return Verdict(True, "", None)
     bridge = [k for note in evidence[:3] for k in note.keywords if k not in plan.keywords]
-    subquery = " ".join(dict.fromkeys([*missing, *bridge[:3]]))
+    keywords = tuple(dict.fromkeys([*missing, *bridge[:3]]))
+    subquery = " ".join(keywords)
     if not subquery or subquery in asked:
         return Verdict(True, ", ".join(missing), None)
-    return Verdict(False, ", ".join(missing), subquery)
+    return Verdict(False, ", ".join(missing), subquery, keywords)
 
 
 def _context(evidence: Sequence[EvidenceNote]) -> str:

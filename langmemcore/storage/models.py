@@ -107,7 +107,10 @@ class Note(Base):
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now())
     archived_at: Mapped[datetime | None]
-    tsv: Mapped[Any] = mapped_column(TSVECTOR, Computed(TSVECTOR_EXPRESSION, persisted=True))
+    tsv: Mapped[Any] = mapped_column(
+        TSVECTOR, Computed(TSVECTOR_EXPRESSION, persisted=True), deferred=True
+    )
+    """Generated full-text vector; used in SQL only, so loading a note leaves it out."""
 
 
 class NoteSource(Base):

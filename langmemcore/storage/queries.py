@@ -10,21 +10,28 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     ColumnElement,
     Delete,
     Insert,
+    Integer,
     Select,
     Text,
+    and_,
     bindparam,
     case,
     cast,
     delete,
+    exists,
     func,
     insert,
+    literal,
     literal_column,
     or_,
     select,
+    true,
+    union_all,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -45,13 +52,16 @@ from langmemcore.storage.models import (
 
 __all__ = [
     "ACTIVE",
-    "active_note_keywords",
+    "DOCUMENT_FREQUENCY_CAP",
+    "NOTE_COUNT_CAP",
     "delete_note_sources",
     "edges_of_notes",
     "fulltext_notes",
     "gate_candidates",
     "insert_observation",
     "items_under_prefix",
+    "keyword_ranking",
+    "keyword_vectors_by_name",
     "upsert_item",
     "keyword_ids_by_name",
     "insert_edges",
@@ -63,12 +73,14 @@ __all__ = [
     "nearest_notes_by_speakers",
     "nearest_topics",
     "note_similarities",
+    "note_summaries",
     "notes_by_ids",
     "notes_by_keywords",
     "notes_in_time_range",
     "observation_by_key",
     "sources_of_notes",
     "topic_notes",
+    "topic_ranking",
     "upsert_keywords",
 ]
 
@@ -172,24 +184,176 @@ def nearest_topics(namespace: str, vector: Sequence[float], k: int) -> Select:
     )
 
 
-def keyword_ids_by_name(namespace: str, names: Sequence[str]) -> Select:
-    """(``id``, ``name``) of the given normalised keyword names."""
-    return select(Keyword.id, Keyword.name).where(
+def _active_best_first(namespace: str, scored: Any, limit: int) -> Select:
+    """The active notes of ``scored`` (``note_id``, ``score``; ordered best first, ties by
+    the higher note id), top ``limit``.
+
+    ``scored`` is ordered before the status check, so Postgres probes notes only until
+    ``limit`` active ones are found instead of checking every scored note.
+    """
+    return (
+        select(scored.c.note_id, scored.c.score)
+        .where(_is_active(namespace, scored.c.note_id))
+        .limit(limit)
+    )
+
+
+def _is_active(namespace: str, note_id: ColumnElement[int]) -> ColumnElement[bool]:
+    """Whether the note ``note_id`` is an active note of the namespace."""
+    return exists().where(Note.id == note_id, Note.namespace == namespace, Note.status == ACTIVE)
+
+
+def keyword_ranking(
+    namespace: str,
+    vectors: Sequence[Sequence[float]],
+    k: int,
+    min_similarity: float,
+    limit: int,
+) -> Select:
+    """The keyword channel in one statement (``note_id``, ``score``), best first.
+
+    Each query entity (one vector each) matches its ``k`` nearest keywords at least
+    ``min_similarity`` similar; an active note scores the sum over entities of its best
+    matching keyword's similarity; ties go to the higher note id. Note-keyword pairs are
+    read from the covering ``(namespace, keyword_id, note_id)`` index alone.
+    """
+    entities = union_all(
+        *(
+            select(
+                literal(i, Integer).label("entity"),
+                cast(literal(list(v), Vector()), Vector()).label("vector"),
+            )
+            for i, v in enumerate(vectors)
+        )
+    ).subquery("entities")
+    distance = Keyword.embedding.cosine_distance(entities.c.vector)
+    nearest = (
+        select(Keyword.id.label("keyword_id"), distance.label("distance"))
+        .where(Keyword.namespace == namespace)
+        .order_by(distance, Keyword.id)
+        .limit(k)
+        .lateral("nearest")
+    )
+    similarity = 1.0 - nearest.c.distance
+    matches = (
+        select(entities.c.entity, nearest.c.keyword_id, similarity.label("similarity"))
+        .select_from(entities)
+        .join(nearest, true())
+        .where(similarity >= min_similarity)
+        .cte("matches")
+    )
+    best = (
+        select(NoteKeyword.note_id, func.max(matches.c.similarity).label("best"))
+        .join(
+            NoteKeyword,
+            and_(
+                NoteKeyword.namespace == namespace,
+                NoteKeyword.keyword_id == matches.c.keyword_id,
+            ),
+        )
+        .group_by(NoteKeyword.note_id, matches.c.entity)
+        .subquery("best")
+    )
+    score = func.sum(best.c.best).label("score")
+    scored = (
+        select(best.c.note_id, score)
+        .group_by(best.c.note_id)
+        .having(score > 0)
+        .order_by(score.desc(), best.c.note_id.desc())
+        .subquery("scored")
+    )
+    return _active_best_first(namespace, scored, limit)
+
+
+def topic_ranking(namespace: str, vector: Sequence[float], k: int, limit: int) -> Select:
+    """The topic channel in one statement (``note_id``, ``score``), best first.
+
+    The ``k`` topics of the newest generation nearest to ``vector`` by centroid; an active
+    note carrying their keywords scores, over those topics, the highest topic similarity x
+    (keywords of the topic it carries / the most any active note of the topic carries),
+    at least 0; ties go to the higher note id.
+
+    Note-keyword pairs come from the covering index; note status is probed only for the
+    members with the most keywords of each topic and for the best-scored notes.
+    """
+    newest = (
+        select(func.max(Topic.generation)).where(Topic.namespace == namespace).scalar_subquery()
+    )
+    distance = Topic.centroid.cosine_distance(list(vector))
+    nearest = (
+        select(Topic.id, (1.0 - distance).label("similarity"))
+        .where(Topic.namespace == namespace, Topic.generation == newest)
+        .order_by(distance, Topic.id)
+        .limit(k)
+        .cte("nearest")
+    )
+    members = (
+        select(
+            nearest.c.id.label("topic_id"),
+            nearest.c.similarity,
+            NoteKeyword.note_id,
+            func.count().label("matches"),
+        )
+        .join(
+            TopicKeyword,
+            and_(TopicKeyword.namespace == namespace, TopicKeyword.topic_id == nearest.c.id),
+        )
+        .join(
+            NoteKeyword,
+            and_(
+                NoteKeyword.namespace == namespace,
+                NoteKeyword.keyword_id == TopicKeyword.keyword_id,
+            ),
+        )
+        .group_by(nearest.c.id, nearest.c.similarity, NoteKeyword.note_id)
+        .cte("members")
+    )
+    # each topic's members by matches, the sort fenced (OFFSET 0) so that status is
+    # probed in that order and only until the first active member
+    by_matches = (
+        select(members.c.note_id, members.c.matches)
+        .where(members.c.topic_id == nearest.c.id)
+        .order_by(members.c.matches.desc())
+        .offset(0)
+        .correlate(nearest)
+        .subquery("by_matches")
+    )
+    first_active = (
+        select(by_matches.c.matches)
+        .where(_is_active(namespace, by_matches.c.note_id))
+        .limit(1)
+        .lateral("first_active")
+    )
+    most = (
+        select(nearest.c.id.label("topic_id"), first_active.c.matches.label("most"))
+        .select_from(nearest)
+        .join(first_active, true(), isouter=True)
+        .cte("most")
+        .prefix_with("MATERIALIZED")
+    )
+    share = members.c.similarity * members.c.matches / most.c.most
+    score = func.greatest(func.max(share), 0.0).label("score")
+    scored = (
+        select(members.c.note_id, score)
+        .join(most, most.c.topic_id == members.c.topic_id)
+        .group_by(members.c.note_id)
+        .order_by(score.desc(), members.c.note_id.desc())
+        .subquery("scored")
+    )
+    return _active_best_first(namespace, scored, limit)
+
+
+def keyword_vectors_by_name(namespace: str, names: Sequence[str]) -> Select:
+    """(``name``, ``embedding``) of the given normalised keyword names."""
+    return select(Keyword.name, Keyword.embedding).where(
         Keyword.namespace == namespace, Keyword.name.in_(list(names))
     )
 
 
-def active_note_keywords(namespace: str, keyword_ids: Sequence[int]) -> Select:
-    """(``note_id``, ``keyword_id``) pairs of active notes carrying any of ``keyword_ids``."""
-    return (
-        select(NoteKeyword.note_id, NoteKeyword.keyword_id)
-        .join(Note, Note.id == NoteKeyword.note_id)
-        .where(
-            NoteKeyword.namespace == namespace,
-            Note.namespace == namespace,
-            NoteKeyword.keyword_id.in_(list(keyword_ids)),
-            Note.status == ACTIVE,
-        )
+def keyword_ids_by_name(namespace: str, names: Sequence[str]) -> Select:
+    """(``id``, ``name``) of the given normalised keyword names."""
+    return select(Keyword.id, Keyword.name).where(
+        Keyword.namespace == namespace, Keyword.name.in_(list(names))
     )
 
 
@@ -244,10 +408,24 @@ def topic_notes(
     )
 
 
-def lexeme_statistics(namespace: str, query: str, cap: int = 2000) -> Select:
+DOCUMENT_FREQUENCY_CAP = 1000
+"""Document frequencies are counted up to this many notes: a term that common weighs
+next to nothing and no longer selects full-text candidates on its own."""
+
+NOTE_COUNT_CAP = 20_000
+"""The active notes of a namespace are counted up to this many for inverse document
+frequencies (beyond it the weights hardly change, and counting would cost a scan)."""
+
+
+def lexeme_statistics(
+    namespace: str,
+    query: str,
+    cap: int = DOCUMENT_FREQUENCY_CAP,
+    total_cap: int = NOTE_COUNT_CAP,
+) -> Select:
     """The query's English lexemes with their document frequency among the namespace's
-    active notes, counted up to ``cap`` (a term that common weighs next to nothing), plus
-    the number of active notes (``lexeme``, ``df``, ``total``).
+    active notes, counted up to ``cap``, plus the number of active notes counted up to
+    ``total_cap`` (``lexeme``, ``df``, ``total``).
     """
     english: ColumnElement[Any] = literal_column("'english'::regconfig")
     simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
@@ -269,11 +447,13 @@ def lexeme_statistics(namespace: str, query: str, cap: int = 2000) -> Select:
         .subquery()
     )
     df = select(func.count()).select_from(matching).scalar_subquery()
-    total = (
-        select(func.count())
+    active = (
+        select(Note.id)
         .where(Note.namespace == namespace, Note.status == ACTIVE)
-        .scalar_subquery()
+        .limit(total_cap)
+        .subquery()
     )
+    total = select(func.count()).select_from(active).scalar_subquery()
     return select(lexeme, df.label("df"), total.label("total"))
 
 
@@ -342,6 +522,13 @@ def note_similarities(namespace: str, note_ids: Sequence[int], vector: Sequence[
     """(``id``, ``distance``) to ``vector`` of the active notes among ``note_ids``."""
     return select(Note.id, Note.embedding.cosine_distance(list(vector))).where(
         Note.namespace == namespace, Note.status == ACTIVE, Note.id.in_(list(note_ids))
+    )
+
+
+def note_summaries(namespace: str, note_ids: Sequence[int]) -> Select:
+    """(``id``, ``context``, ``keywords``, ``event_time``) of the notes ``note_ids``."""
+    return select(Note.id, Note.context, Note.keywords, Note.event_time).where(
+        Note.namespace == namespace, Note.id.in_(list(note_ids))
     )
 
 

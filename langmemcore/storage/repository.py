@@ -270,14 +270,41 @@ class Repository:
         stmt = q.note_similarities(encode_namespace(namespace), note_ids, vector)
         return {i: 1.0 - d for i, d in await self.session.execute(stmt)}
 
-    async def active_note_keywords(
-        self, namespace: Sequence[str], keyword_ids: Sequence[int]
-    ) -> list[tuple[int, int]]:
-        """(note id, keyword id) of the active notes carrying any of ``keyword_ids``."""
-        if not keyword_ids:
+    async def keyword_ranking(
+        self,
+        namespace: Sequence[str],
+        vectors: Sequence[Sequence[float]],
+        k: int,
+        min_similarity: float,
+        limit: int,
+    ) -> list[int]:
+        """The keyword channel's ranking of active notes (see
+        :func:`~langmemcore.storage.queries.keyword_ranking`), best first.
+        """
+        if not vectors:
             return []
-        stmt = q.active_note_keywords(encode_namespace(namespace), keyword_ids)
-        return [(n, k) for n, k in await self.session.execute(stmt)]
+        stmt = q.keyword_ranking(encode_namespace(namespace), vectors, k, min_similarity, limit)
+        return [int(i) for i, _score in await self.session.execute(stmt)]
+
+    async def keyword_vectors(
+        self, namespace: Sequence[str], names: Sequence[str]
+    ) -> dict[str, list[float]]:
+        """Stored embeddings of the keyword ``names`` the namespace has (others left out)."""
+        if not names:
+            return {}
+        stmt = q.keyword_vectors_by_name(encode_namespace(namespace), names)
+        return {
+            name: [float(x) for x in vector] for name, vector in await self.session.execute(stmt)
+        }
+
+    async def topic_ranking(
+        self, namespace: Sequence[str], vector: Sequence[float], k: int, limit: int
+    ) -> list[int]:
+        """The topic channel's ranking of active notes (see
+        :func:`~langmemcore.storage.queries.topic_ranking`), best first.
+        """
+        stmt = q.topic_ranking(encode_namespace(namespace), vector, k, limit)
+        return [int(i) for i, _score in await self.session.execute(stmt)]
 
     async def notes_by_keywords(
         self, namespace: Sequence[str], names: Sequence[str]
@@ -328,15 +355,19 @@ class Repository:
         inverse document frequency of the terms they match (BM25's IDF, without length
         normalisation: notes are short).
 
-        Terms found in more than a tenth of the notes (speaker names, say) still add their
+        Terms found in more than a tenth of the notes (speaker names, say), or in at least
+        :data:`~langmemcore.storage.queries.DOCUMENT_FREQUENCY_CAP` notes, still add their
         weight but do not select candidates on their own, unless every term is that common.
         """
         ns = encode_namespace(namespace)
-        stats = list(await self.session.execute(q.lexeme_statistics(ns, query)))
+        cap = q.DOCUMENT_FREQUENCY_CAP
+        stats = list(
+            await self.session.execute(q.lexeme_statistics(ns, query, cap, q.NOTE_COUNT_CAP))
+        )
         weighted = [(lex, bm25_idf(int(df), int(total))) for lex, df, total in stats if df]
         if not weighted:
             return []
-        common = {lex for lex, df, total in stats if df and df > 0.1 * total}
+        common = {lex for lex, df, total in stats if df and (df > 0.1 * total or df >= cap)}
         rare = [lex for lex, _w in weighted if lex not in common]
         candidates = rare or [max(weighted, key=lambda t: t[1])[0]]
         rows = await self.session.execute(q.fulltext_notes(ns, weighted, k, candidates))
@@ -348,6 +379,18 @@ class Repository:
         """Active notes with event time in ``[start, end)``, oldest first."""
         stmt = q.notes_in_time_range(encode_namespace(namespace), start, end, k)
         return [i for i, _t in await self.session.execute(stmt)]
+
+    async def note_summaries(
+        self, namespace: Sequence[str], note_ids: Sequence[int]
+    ) -> list[tuple[int, str, list[str], datetime | None]]:
+        """(id, context, keywords, event time) of the notes, in the order of ``note_ids``
+        (missing ids are left out); lighter than :meth:`get_notes`.
+        """
+        if not note_ids:
+            return []
+        rows = await self.session.execute(q.note_summaries(encode_namespace(namespace), note_ids))
+        by_id = {int(i): (int(i), c, list(k), t) for i, c, k, t in rows}
+        return [by_id[i] for i in note_ids if i in by_id]
 
     async def get_notes(self, namespace: Sequence[str], note_ids: Sequence[int]) -> list[Note]:
         """Note rows in the order of ``note_ids`` (missing ids are left out)."""

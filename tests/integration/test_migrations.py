@@ -68,8 +68,11 @@ def test_catalog_has_hnsw_and_gin_indexes(fresh_database_url: str) -> None:
         "ix_topics_centroid_hnsw",
     } <= set(hnsw)
     assert all("vector_cosine_ops" in d for d in hnsw.values())
-    gin = {name for name, d in indexes.items() if "USING gin" in d}
-    assert "ix_notes_tsv_gin" in gin
+    gin = {name: d for name, d in indexes.items() if "USING gin" in d}
+    assert "(namespace, tsv)" in gin["ix_notes_namespace_tsv_gin"]
+    assert "ix_notes_tsv_gin" not in gin
+    covering = indexes["ix_note_keywords_namespace_keyword_note"]
+    assert "(namespace, keyword_id, note_id)" in covering
 
 
 def test_dimensions_are_chosen_at_setup(fresh_database_url: str) -> None:

@@ -8,16 +8,17 @@ from typing import Any
 
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from sqlalchemy import select, update
 
 from langmemcore import InvalidInputError
-from langmemcore.config import RetrievalConfig
+from langmemcore.config import CHANNELS, RetrievalConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS, neighbour_channel
 from langmemcore.retrieval.decompose import plan_query
 from langmemcore.storage import Database, Repository, Scored
-from langmemcore.storage.models import Topic, TopicKeyword
+from langmemcore.storage.models import Keyword, Note, NoteKeyword, Topic, TopicKeyword
 
 NOTES = {
     "adoption": (
@@ -134,6 +135,15 @@ async def run(
         return await CHANNEL_FUNCTIONS[channel](repo, built.namespace, plan, config)
 
 
+async def _keyword_ids(repo: Repository, namespace: tuple[str, ...], note_id: int) -> list[int]:
+    rows = await repo.session.scalars(
+        select(NoteKeyword.keyword_id).where(
+            NoteKeyword.namespace == ".".join(namespace), NoteKeyword.note_id == note_id
+        )
+    )
+    return list(rows)
+
+
 @pytest.fixture()
 async def built(database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]) -> Built:
     return await build(database, embeddings, ns)
@@ -155,9 +165,90 @@ async def test_keyword_channel(
     assert built.ids["adoption"] not in found
 
 
+async def test_keyword_ranking_sums_the_best_match_of_each_query_keyword(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    query = "Did Melanie paint the lake at sunrise after her pottery class?"
+    plan = await plan_query(query, embeddings)
+    config = RetrievalConfig()
+    async with Repository.open(database) as repo:
+        matches = [
+            {i: s for i, _n, s in await repo.nearest_keywords(built.namespace, v, config.k_key)}
+            for v in plan.keyword_vectors
+        ]
+        carried = {
+            note_id: set(await _keyword_ids(repo, built.namespace, note_id))
+            for note_id in built.ids.values()
+        }
+        found = await CHANNEL_FUNCTIONS["keyword"](repo, built.namespace, plan, config)
+    expected: dict[int, float] = {}
+    for entity in matches:
+        usable = {k: s for k, s in entity.items() if s >= config.keyword_min_similarity}
+        for note_id, kids in carried.items():
+            best = max((usable[k] for k in kids if k in usable), default=0.0)
+            if best > 0:
+                expected[note_id] = expected.get(note_id, 0.0) + best
+    order = sorted(expected, key=lambda n: (-expected[n], -n))
+    assert found == order
+    assert found[0] == built.ids["sunrise"]
+
+
+async def test_keyword_and_topic_channels_skip_inactive_notes(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    async with Repository.open(database) as repo:
+        await repo.session.execute(
+            update(Note).where(Note.id == built.ids["pottery"]).values(status="merged")
+        )
+    keyword = await run("keyword", built, database, embeddings, "Did Melanie take a pottery class?")
+    topic = await run("topic", built, database, embeddings, "What art does Melanie make?")
+    assert built.ids["pottery"] not in keyword
+    assert topic == [built.ids["sunrise"]]
+
+
 async def test_topic_channel(built: Built, database: Database, embeddings: LocalEmbeddings) -> None:
     found = await run("topic", built, database, embeddings, "What art does Melanie make?")
     assert set(found) == {built.ids["sunrise"], built.ids["pottery"]}
+
+
+async def test_topic_ranking_weights_topic_similarity_by_keyword_share(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    ns = ".".join(built.namespace)
+    async with Repository.open(database) as repo:
+        ids = {
+            name: kid
+            for kid, name in await repo.session.execute(
+                select(Keyword.id, Keyword.name).where(Keyword.namespace == ns)
+            )
+        }
+        causes = Topic(
+            namespace=ns,
+            label="causes",
+            generation=1,
+            size=3,
+            centroid=embeddings.embed_query("charity, mental health and pride"),
+        )
+        repo.session.add(causes)
+        await repo.session.flush()
+        repo.session.add_all(
+            TopicKeyword(namespace=ns, topic_id=causes.id, keyword_id=ids[k])
+            for k in ("charity race", "mental health", "pride parade")
+        )
+    plan = await plan_query("charity race for mental health", embeddings)
+    async with Repository.open(database) as repo:
+        topics = await repo.nearest_topics(built.namespace, plan.topic_vector, 2)
+        members = await repo.topic_notes(built.namespace, [t.id for t in topics])
+        found = await CHANNEL_FUNCTIONS["topic"](repo, built.namespace, plan, RetrievalConfig())
+    score: dict[int, float] = {}
+    for topic in topics:
+        most = max(m.score for m in members[topic.id])
+        for m in members[topic.id]:
+            score[m.id] = max(score.get(m.id, 0.0), topic.score * m.score / most)
+    assert topics[0].id == causes.id
+    assert found == sorted(score, key=lambda n: (-score[n], -n))
+    # race carries two of the causes' keywords, parade one: race first, at full share
+    assert found[:2] == [built.ids["race"], built.ids["parade"]]
 
 
 async def test_neighbour_channel_follows_edges_from_the_anchors(
@@ -209,6 +300,42 @@ async def test_loop_stops_when_the_evidence_covers_the_query(
     assert state["asked"] == ["Melanie pottery class"]
     assert state["sufficient"] is True
     assert state["results"][0].note_id == built.ids["pottery"]
+
+
+class CountingEmbeddings(LocalEmbeddings):
+    """The real embedder, counting its batches."""
+
+    batches: int = 0
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.batches += 1
+        return await super().aembed_documents(texts)
+
+
+async def test_subquery_rounds_run_refine_channels_on_the_judges_keywords(
+    built: Built, database: Database
+) -> None:
+    embedder = CountingEmbeddings()
+    query = "Did Melanie visit the volcano observatory in Iceland?"
+    state = await build_retrieval_graph().ainvoke(
+        {"namespace": built.namespace, "query": query},
+        context=context(database, embedder),
+    )
+    later = [r for r in state["rankings"] if r.round > 0]
+    assert len(state["asked"]) >= 2
+    assert later and {r.channel for r in later} == {"keyword"}
+    # the judge's keywords, not re-extracted from the joined text
+    assert " ".join(state["current"].keywords) == state["asked"][-1]
+    # only keyword vectors, all from the first round or the stored keywords: one batch
+    assert state["current"].vector == () and state["current"].topic_vector == ()
+    assert len(state["current"].keyword_vectors) == len(state["current"].keywords)
+    assert embedder.batches == 1
+    every = await build_retrieval_graph().ainvoke(
+        {"namespace": built.namespace, "query": query},
+        context=context(database, embedder, refine_channels=CHANNELS),
+    )
+    assert {r.channel for r in every["rankings"] if r.round > 0} >= {"keyword", "vector"}
+    assert len(every["current"].vector) == 384
 
 
 class NeverSatisfied(FakeListChatModel):
@@ -323,3 +450,36 @@ async def test_document_frequencies_are_counted_per_term(built: Built, database:
         )
         stats = {lexeme: (df, total) for lexeme, df, total in rows}
     assert stats == {"melani": (3, 6), "chariti": (1, 6), "race": (1, 6)}
+
+
+async def test_terms_counted_up_to_the_cap_no_longer_select_candidates(
+    database: Database,
+    embeddings: LocalEmbeddings,
+    ns: tuple[str, ...],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from langmemcore.storage import queries as q
+
+    texts = [f"note number {i} about the weather" for i in range(20)]
+    texts += ["a falcon landed", "the marmot and the falcon slept"]
+    vectors = embeddings.embed_documents(texts)
+    async with Repository.open(database) as repo:
+        ids = [
+            await repo.insert_note(ns, context=t, embedding=v, keywords=[], source_ids=[])
+            for t, v in zip(texts, vectors, strict=True)
+        ]
+        uncapped = await repo.fulltext_notes(ns, "falcon marmot", 10)
+        monkeypatch.setattr(q, "DOCUMENT_FREQUENCY_CAP", 2)
+        monkeypatch.setattr(q, "NOTE_COUNT_CAP", 10)
+        capped = await repo.fulltext_notes(ns, "falcon marmot", 10)
+        stats = {
+            lexeme: (df, total)
+            for lexeme, df, total in await repo.session.execute(
+                q.lexeme_statistics(".".join(ns), "falcon marmot", 2, 10)
+            )
+        }
+    # 2 of 22 notes: below a tenth, so "falcon" selects candidates without the cap ...
+    assert {s.id for s in uncapped} == set(ids[-2:])
+    # ... and only weighs in once its count reaches the cap
+    assert [s.id for s in capped] == [ids[-1]]
+    assert stats == {"falcon": (2, 10), "marmot": (1, 10)}

@@ -9,9 +9,7 @@ import pytest
 from langmemcore.prompts.sufficiency import parse_subquery
 from langmemcore.retrieval.channels import (
     QueryPlan,
-    rank_by_keywords,
     rank_neighbours,
-    rank_topics,
 )
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, diversify, fuse
 from langmemcore.retrieval.pack import SourceRef, order_sources
@@ -55,18 +53,6 @@ def test_diversify_pushes_near_duplicates_down() -> None:
     assert [f.note_id for f in diversify(fused, vectors, 1.0)] == [1, 2, 3]
 
 
-def test_keyword_ranking_sums_best_match_per_entity() -> None:
-    matches = [[(10, 0.9), (11, 0.6)], [(20, 0.8)]]
-    notes = {1: [10], 2: [11, 20], 3: [30]}
-    assert rank_by_keywords(matches, notes, 10) == [2, 1]
-
-
-def test_topic_ranking_weights_topic_similarity() -> None:
-    topics = [Scored(100, 0.9), Scored(200, 0.5)]
-    members = {100: [Scored(1, 2.0), Scored(2, 1.0)], 200: [Scored(3, 4.0)]}
-    assert rank_topics(topics, members, 10) == [1, 3, 2]
-
-
 def test_neighbour_ranking_is_gated_by_relevance() -> None:
     anchors = [Scored(1, 1.0), Scored(2, 0.5)]
     edges = [(1, 10, 0.9), (2, 11, 0.9), (12, 1, 0.5), (1, 2, 1.0)]
@@ -87,6 +73,8 @@ def test_offline_sufficiency_needs_every_keyword_and_the_date() -> None:
     assert not missing.sufficient
     assert missing.missing == "pottery"
     assert missing.subquery is not None and missing.subquery.startswith("pottery")
+    assert missing.keywords[0] == "pottery"
+    assert " ".join(missing.keywords) == missing.subquery
     june = TimeMention("in May", date(2023, 5, 1), date(2023, 5, 31), "month")
     assert not judge_offline(plan(("charity race",), (june,)), evidence, ["q"]).sufficient
 

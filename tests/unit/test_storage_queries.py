@@ -32,6 +32,8 @@ def where_clause(stmt: object) -> str:
         q.notes_by_keywords("ns", ["paris"]),
         q.edges_of_notes("ns", [1]),
         q.topic_notes("ns", [1]),
+        q.topic_ranking("ns", VECTOR, 3, 60),
+        q.keyword_ranking("ns", [VECTOR, VECTOR], 10, 0.5, 60),
         q.fulltext_notes("ns", [("pari", 1.2), ("trip", 0.4)], 5),
         q.lexeme_statistics("ns", "paris trip"),
         q.nearest_notes_by_speakers("ns", VECTOR, ["Caroline"], 5),
@@ -40,6 +42,8 @@ def where_clause(stmt: object) -> str:
             "ns", datetime(2023, 1, 1, tzinfo=UTC), datetime(2023, 2, 1, tzinfo=UTC), 5
         ),
         q.notes_by_ids("ns", [1]),
+        q.note_summaries("ns", [1]),
+        q.keyword_vectors_by_name("ns", ["paris"]),
         q.sources_of_notes("ns", [1]),
         q.observation_by_key("ns", "k"),
         q.keyword_ids_by_name("ns", ["paris"]),
