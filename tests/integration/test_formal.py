@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import func, select
+from sqlalchemy.orm import undefer
 
 from langmemcore import InvalidInputError, NotFoundError
 from langmemcore.config import ConstructionConfig, RetrievalConfig
@@ -62,7 +63,7 @@ def make(database: Database, embeddings: LocalEmbeddings, **formal: Any) -> Memo
 
 async def note_row(database: Database, note_id: int) -> dict[str, Any]:
     async with Repository.open(database) as repo:
-        note = await repo.session.get(Note, note_id)
+        note = await repo.session.get(Note, note_id, options=[undefer(Note.tsv)])
         assert note is not None
         row = {c.name: getattr(note, c.key) for c in Note.__table__.columns if c.key != "embedding"}
         row["embedding"] = [float(x) for x in note.embedding]
