@@ -39,7 +39,6 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from langmemcore._namespace import like_prefix_pattern
 from langmemcore.storage.models import (
     Edge,
-    Item,
     Keyword,
     Lineage,
     Note,
@@ -59,10 +58,8 @@ __all__ = [
     "fulltext_notes",
     "gate_candidates",
     "insert_observation",
-    "items_under_prefix",
     "keyword_ranking",
     "keyword_vectors_by_name",
-    "upsert_item",
     "keyword_ids_by_name",
     "insert_edges",
     "lexeme_statistics",
@@ -583,26 +580,6 @@ def insert_lineages() -> Insert:
 def insert_edges() -> Insert:
     """Insert edges (executemany); returns (``id``, ``target_id``) in parameter order."""
     return insert(Edge).returning(Edge.id, Edge.target_id, sort_by_parameter_order=True)
-
-
-def upsert_item(namespace: str, key: str, value: dict[str, Any]) -> Insert:
-    """Insert or replace a store item, keeping ``created_at`` on replace."""
-    stmt = pg_insert(Item).values(namespace=namespace, key=key, value=value)
-    return stmt.on_conflict_do_update(
-        index_elements=[Item.namespace, Item.key],
-        set_={"value": stmt.excluded.value, "updated_at": func.now()},
-    )
-
-
-def items_under_prefix(prefix_text: str, *, limit: int, offset: int = 0) -> Select:
-    """Items in the namespace ``prefix_text`` or below it, newest update first."""
-    return (
-        select(Item)
-        .where(namespace_prefix_filter(Item.namespace, prefix_text))
-        .order_by(Item.updated_at.desc(), Item.namespace, Item.key)
-        .limit(limit)
-        .offset(offset)
-    )
 
 
 def gate_candidates(

@@ -25,7 +25,6 @@ from langmemcore.storage import queries as q
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import (
     Edge,
-    Item,
     Note,
     NoteKeyword,
     Observation,
@@ -433,17 +432,6 @@ class Repository:
             "reason": reason,
         }
         return (await self.append_lineages(namespace, [row]))[0]
-
-    async def put_item(self, namespace: Sequence[str], key: str, value: dict[str, Any]) -> None:
-        """Insert or replace a store item (``created_at`` survives a replace)."""
-        await self.session.execute(q.upsert_item(encode_namespace(namespace), key, value))
-
-    async def items_under(
-        self, prefix: Sequence[str], *, limit: int = 10, offset: int = 0
-    ) -> list[Item]:
-        """Items in namespace ``prefix`` or below it (never in a sibling like ``('ab',)``)."""
-        stmt = q.items_under_prefix(encode_namespace(prefix), limit=limit, offset=offset)
-        return list(await self.session.scalars(stmt))
 
     async def gate_candidates(
         self,

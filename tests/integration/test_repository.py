@@ -81,20 +81,6 @@ async def test_nearest_note_order_matches_python_cosine(
         assert scored.score == pytest.approx(cosine[ids.index(scored.id)], abs=1e-5)
 
 
-async def test_prefix_a_never_returns_rows_of_ab(database: Database, ns: tuple[str, ...]) -> None:
-    root = ns[1]
-    async with Repository.open(database) as repo:
-        await repo.put_item((root + "a",), "k1", {"v": "a-root"})
-        await repo.put_item((root + "a", "child"), "k2", {"v": "a-child"})
-        await repo.put_item((root + "ab",), "k3", {"v": "ab"})
-        await repo.put_item((root + "a_b",), "k4", {"v": "a_b"})
-    async with Repository.open(database) as repo:
-        under_a = await repo.items_under((root + "a",), limit=100)
-        under_a_b = await repo.items_under((root + "a_b",), limit=100)
-    assert sorted(i.value["v"] for i in under_a) == ["a-child", "a-root"]
-    assert [i.value["v"] for i in under_a_b] == ["a_b"]
-
-
 async def test_ten_megabyte_text_gets_a_clear_error_and_nothing_is_stored(
     database: Database, ns: tuple[str, ...]
 ) -> None:

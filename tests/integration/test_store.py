@@ -313,3 +313,22 @@ async def test_clear_errors_and_nothing_stored(
         await gone.aget(ns, "k")
     with pytest.raises(DatabaseUnavailableError):
         await gone.aput(ns, "k", {"text": "x"})
+
+
+async def test_a_prefix_never_reaches_sibling_namespaces(
+    memory: Memory, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(memory, index=False)
+    root = ns[1]
+    for namespace, value in [
+        ((root + "a",), "a-root"),
+        ((root + "a", "child"), "a-child"),
+        ((root + "ab",), "ab"),
+        ((root + "a_b",), "a_b"),
+        ((root + "aXb",), "aXb"),
+    ]:
+        await store.aput(namespace, "k", {"v": value})
+    under_a = await store.asearch((root + "a",), limit=100)
+    under_a_b = await store.asearch((root + "a_b",), limit=100)
+    assert sorted(i.value["v"] for i in under_a) == ["a-child", "a-root"]
+    assert [i.value["v"] for i in under_a_b] == ["a_b"]

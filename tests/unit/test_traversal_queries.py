@@ -13,6 +13,7 @@ from sqlalchemy.dialects import postgresql
 from langmemcore import InvalidInputError
 from langmemcore.retrieval import traversal as tr
 from langmemcore.retrieval.active import cited_note_ids, rank_evidence
+from langmemcore.storage import traversal_queries as tq
 
 VECTOR = [0.1, 0.2, 0.3]
 START = datetime(2023, 5, 8, tzinfo=UTC)
@@ -20,17 +21,17 @@ END = datetime(2023, 5, 9, tzinfo=UTC)
 TABLES = ("notes", "keywords", "note_keywords", "edges", "topics", "topic_keywords")
 
 BUILDERS = {
-    "nearest_keywords": tr.nearest_keywords_stmt("ns", VECTOR, 10),
-    "keyword_tags": tr.keyword_tags_stmt("ns", 7, 10),
-    "notes_for": tr.notes_for_stmt("ns", 7, None, 10),
-    "notes_for_tag": tr.notes_for_stmt("ns", 7, "Adoption Agency", 10),
-    "note_row": tr.note_row_stmt("ns", 3),
-    "note_neighbours": tr.note_neighbours_stmt("ns", 3, 10),
-    "note_topics": tr.note_topics_stmt("ns", 3, 10),
-    "timeline": tr.timeline_stmt("ns", START, END, 10),
-    "topic_by_id": tr.topic_by_id_stmt("ns", 4),
-    "topic_by_label": tr.topic_by_label_stmt("ns", "camping"),
-    "topic_member_notes": tr.topic_member_notes_stmt("ns", 4, 10),
+    "nearest_keywords": tq.nearest_keywords_stmt("ns", VECTOR, 10),
+    "keyword_tags": tq.keyword_tags_stmt("ns", 7, 10),
+    "notes_for": tq.notes_for_stmt("ns", 7, None, 10),
+    "notes_for_tag": tq.notes_for_stmt("ns", 7, "Adoption Agency", 10),
+    "note_row": tq.note_row_stmt("ns", 3),
+    "note_neighbours": tq.note_neighbours_stmt("ns", 3, 10),
+    "note_topics": tq.note_topics_stmt("ns", 3, 10),
+    "timeline": tq.timeline_stmt("ns", START, END, 10),
+    "topic_by_id": tq.topic_by_id_stmt("ns", 4),
+    "topic_by_label": tq.topic_by_label_stmt("ns", "camping"),
+    "topic_member_notes": tq.topic_member_notes_stmt("ns", 4, 10),
 }
 
 
@@ -120,7 +121,7 @@ def test_timeline_is_half_open_and_oldest_first() -> None:
 
 
 def test_topic_label_pattern_escapes_like_wildcards() -> None:
-    stmt = tr.topic_by_label_stmt("ns", " 50%_off ")
+    stmt = tq.topic_by_label_stmt("ns", " 50%_off ")
     assert "ILIKE" in sql(stmt)
     assert "%50\\%\\_off%" in params(stmt).values()
 
