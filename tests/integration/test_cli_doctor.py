@@ -46,6 +46,16 @@ def test_doctor_and_migrate_on_the_embedded_default(tmp_path: Path) -> None:
     assert f"schema:     {head_revision()} (up to date)" in after.stdout
 
 
+def test_embedded_default_under_a_home_too_long_for_a_unix_socket(tmp_path: Path) -> None:
+    home = tmp_path / ("h" * 60) / ("o" * 40)
+    home.mkdir(parents=True)
+    socket = home / ".local" / "share" / "langmemcore" / "pgdata" / ".s.PGSQL.5432"
+    assert len(str(socket).encode()) > 107
+    migrated = run_cli(["migrate"], home)
+    assert migrated.returncode == 0, migrated.stderr
+    assert f"schema at revision {head_revision()}" in migrated.stdout
+
+
 async def test_unreachable_database_raises_database_unavailable() -> None:
     db = Database("postgresql+psycopg://postgres@127.0.0.1:9/nowhere?connect_timeout=2")
     with pytest.raises(DatabaseUnavailableError) as info:

@@ -113,3 +113,21 @@ def test_fulltext_quotes_lexemes_safely() -> None:
         dialect=postgresql.dialect()
     )
     assert compiled.params["any"] == "'o''neil' | 'a\\\\b'"
+
+
+def test_vectors_given_as_tuples_are_formatted_like_pgvector_once() -> None:
+    from pgvector.sqlalchemy import Vector
+
+    from langmemcore.storage.models import EmbeddingVector, _vector_text, vector_param
+
+    ours = EmbeddingVector().bind_processor(postgresql.dialect())
+    theirs = Vector().bind_processor(postgresql.dialect())
+    values = [0.125, -0.5, 3.0, 1e-7]
+    assert ours(vector_param(values)) == theirs(values) == ours(values)
+    assert ours(None) is None
+    before = _vector_text.cache_info().hits
+    ours(vector_param([0.125, -0.5, 3.0, 1e-7]))
+    assert _vector_text.cache_info().hits == before + 1
+    stmt = q.nearest_notes("ns", values, 3)
+    bound = [p.value for p in stmt.compile(dialect=postgresql.dialect()).binds.values()]
+    assert vector_param(values) in bound
