@@ -394,18 +394,16 @@ class Memory(FormalMemory):
         settings = config or self.retrieval
         context = RetrievalContext(self.database, self.embeddings, settings, self.llm)
         state = await self._retrieval_graph.ainvoke(
-            {"namespace": ns, "query": query, "k": k, "token_budget": token_budget},
+            {
+                "namespace": ns,
+                "query": query,
+                "k": k,
+                "token_budget": token_budget,
+                "min_confidence": min_confidence,
+            },
             context=context,
         )
-        return await self._finish_search(
-            ns,
-            query,
-            state,
-            k=k,
-            token_budget=token_budget,
-            config=settings,
-            min_confidence=min_confidence,
-        )
+        return await self._log_search(ns, query, state["results"])
 
     def search(self, namespace: Sequence[str], query: str, **kwargs: Any) -> SearchResults:
         """Sync twin of :meth:`asearch`."""

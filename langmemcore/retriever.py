@@ -106,6 +106,16 @@ class MemoryRetriever(BaseRetriever):
             note_document(n, notes.query_id) for n in notes if floor is None or n.score >= floor
         ]
 
+    async def _search(self, query: str, k: int | None, min_score: float | None) -> list[Document]:
+        notes = await self.memory.asearch(
+            self.namespace,
+            query,
+            k=self._limit(k),
+            token_budget=self.token_budget,
+            min_confidence=self.min_confidence,
+        )
+        return self._documents(notes, min_score)
+
     def _limit(self, k: int | None) -> int:
         limit = self.k if k is None else k
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -131,14 +141,7 @@ class MemoryRetriever(BaseRetriever):
         Raises:
             InvalidInputError: If the query is empty or ``k`` is not a positive integer.
         """
-        notes = await self.memory.asearch(
-            self.namespace,
-            query,
-            k=self._limit(k),
-            token_budget=self.token_budget,
-            min_confidence=self.min_confidence,
-        )
-        return self._documents(notes, min_score)
+        return await self._search(query, k, min_score)
 
     def _get_relevant_documents(
         self,
@@ -149,16 +152,7 @@ class MemoryRetriever(BaseRetriever):
         min_score: float | None = None,
     ) -> list[Document]:
         """Sync twin of :meth:`_aget_relevant_documents` (through the one loop bridge)."""
-        notes = run_sync(
-            self.memory.asearch(
-                self.namespace,
-                query,
-                k=self._limit(k),
-                token_budget=self.token_budget,
-                min_confidence=self.min_confidence,
-            )
-        )
-        return self._documents(notes, min_score)
+        return run_sync(self._search(query, k, min_score))
 
     async def afeedback(
         self, documents: Sequence[Document], outcome: float = 1.0

@@ -25,8 +25,7 @@ from langmemcore.construction.apply import ApplyResult
 from langmemcore.formal import capacity
 from langmemcore.formal.capacity import CompactionReport
 from langmemcore.formal.config import Budget, FormalConfig
-from langmemcore.retrieval.fusion import Fused
-from langmemcore.retrieval.pack import RetrievedNote, SourceRef, pack_notes
+from langmemcore.retrieval.pack import RetrievedNote, SourceRef
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import Note
 from langmemcore.storage.repository import Repository
@@ -67,44 +66,13 @@ class FormalMemory:
             if await capacity.over_budget(repo, namespace, budget):
                 await capacity.compact(repo, namespace, budget, self.formal)
 
-    async def _finish_search(
-        self,
-        namespace: tuple[str, ...],
-        query: str,
-        state: dict[str, Any],
-        *,
-        k: int | None,
-        token_budget: int | None,
-        config: RetrievalConfig,
-        min_confidence: float | None,
+    async def _log_search(
+        self, namespace: tuple[str, ...], query: str, results: list[RetrievedNote]
     ) -> SearchResults:
-        """Apply ``min_confidence`` before the cut at ``k`` and log the search."""
-        results: list[RetrievedNote] = state["results"]
-        async with Repository.open(self.database) as repo:
-            if min_confidence is not None:
-                fused: list[Fused] = state.get("fused", [])
-                ns = encode_namespace(namespace)
-                confident = set(
-                    await repo.session.scalars(
-                        select(Note.id).where(
-                            Note.namespace == ns,
-                            Note.id.in_([f.note_id for f in fused]),
-                            Note.confidence >= min_confidence,
-                        )
-                    )
-                )
-                results = await pack_notes(
-                    repo,
-                    namespace,
-                    [f for f in fused if f.note_id in confident],
-                    k=k or config.k_final,
-                    query=query,
-                    token_budget=token_budget,
-                    diversity=config.diversity,
-                    pool=config.diversity_pool,
-                )
-            query_id = None
-            if self.formal.log_queries:
+        """Write the search to the query log (unless logging is off)."""
+        query_id = None
+        if self.formal.log_queries:
+            async with Repository.open(self.database) as repo:
                 query_id = await capacity.record_query(
                     repo, namespace, query, [r.note_id for r in results]
                 )

@@ -25,6 +25,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from langmemcore._errors import LLMOutputError, LLMUnavailableError
+from langmemcore._namespace import encode_namespace
 from langmemcore.config import RetrievalConfig
 from langmemcore.retrieval.channels import (
     QueryPlan,
@@ -37,6 +38,7 @@ from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
 from langmemcore.storage.database import Database
+from langmemcore.storage.formal_queries import confident_notes
 from langmemcore.storage.repository import Repository, Scored
 
 __all__ = ["RetrievalContext", "RetrievalState", "build_retrieval_graph"]
@@ -68,6 +70,7 @@ class RetrievalState(TypedDict, total=False):
     query: str
     k: int
     token_budget: int | None
+    min_confidence: float | None
     channels: tuple[str, ...]
     channel: str
     plan: QueryPlan
@@ -231,13 +234,21 @@ async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
 
 
 async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
-    """Load the best notes with their sources."""
-    ctx = runtime.context
+    """Load the best notes with their sources (only confident enough ones when the
+    search asks for ``min_confidence``, before the cut at ``k``).
+    """
+    ctx, fused, floor = runtime.context, state["fused"], state.get("min_confidence")
     async with Repository.open(ctx.database) as repo:
+        if floor is not None:
+            stmt = confident_notes(
+                encode_namespace(state["namespace"]), [f.note_id for f in fused], floor
+            )
+            confident = set(await repo.session.scalars(stmt))
+            fused = [f for f in fused if f.note_id in confident]
         results = await pack_notes(
             repo,
             state["namespace"],
-            state["fused"],
+            fused,
             k=state.get("k") or ctx.config.k_final,
             query=state["query"],
             token_budget=state.get("token_budget"),

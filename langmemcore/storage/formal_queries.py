@@ -38,6 +38,7 @@ __all__ = [
     "active_note_facts",
     "active_usage",
     "archive_notes",
+    "confident_notes",
     "current_topic_keywords",
     "edges_among_active",
     "edges_by_ids",
@@ -100,6 +101,13 @@ def recent_queries(namespace: str, limit: int) -> Select:
         .where(QueryLog.namespace == namespace)
         .order_by(QueryLog.id.desc())
         .limit(limit)
+    )
+
+
+def confident_notes(namespace: str, note_ids: Sequence[int], floor: float) -> Select:
+    """Ids among ``note_ids`` whose confidence is at least ``floor``."""
+    return select(Note.id).where(
+        Note.namespace == namespace, Note.id.in_(list(note_ids)), Note.confidence >= floor
     )
 
 
