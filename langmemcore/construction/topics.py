@@ -164,7 +164,9 @@ async def _cooccurrence(repo: Repository, ns: str) -> tuple[list[int], list[Weig
 async def evolve_topics(
     repo: Repository, namespace: Sequence[str], *, min_size: int, max_size: int, seed: int
 ) -> TopicSummary:
-    """Recompute the namespace's topics and store them as a new generation."""
+    """Recompute the namespace's topics and store them as a new generation (the
+    namespace's full-text statistics are refreshed with them).
+    """
     ns = ".".join(namespace)
     nodes, edges = await _cooccurrence(repo, ns)
     communities, unassigned = partition_keywords(
@@ -211,6 +213,7 @@ async def evolve_topics(
         )
         labels.append(label)
     await repo.session.flush()
+    await repo.refresh_fulltext_statistics(namespace)
     await repo.append_lineage(
         namespace,
         "topics",

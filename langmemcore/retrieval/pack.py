@@ -8,10 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
-
 from langmemcore.retrieval.fusion import Fused, diversify
-from langmemcore.storage.models import NoteKeyword, Topic, TopicKeyword
+from langmemcore.storage.evidence_queries import decode_vector, evidence_rows
 from langmemcore.storage.repository import Repository
 from langmemcore.text import content_terms
 
@@ -70,27 +68,6 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-async def _topic_labels(repo: Repository, ns: str, note_ids: Sequence[int]) -> dict[int, str]:
-    shared = func.count().label("shared")
-    rows = await repo.session.execute(
-        select(NoteKeyword.note_id, Topic.label, shared)
-        .join(TopicKeyword, TopicKeyword.keyword_id == NoteKeyword.keyword_id)
-        .join(Topic, Topic.id == TopicKeyword.topic_id)
-        .where(
-            NoteKeyword.namespace == ns,
-            TopicKeyword.namespace == ns,
-            Topic.namespace == ns,
-            NoteKeyword.note_id.in_(list(note_ids)),
-        )
-        .group_by(NoteKeyword.note_id, Topic.label)
-        .order_by(NoteKeyword.note_id, shared.desc(), Topic.label)
-    )
-    labels: dict[int, str] = {}
-    for note_id, label, _count in rows:
-        labels.setdefault(note_id, label)
-    return labels
-
-
 async def pack_notes(
     repo: Repository,
     namespace: tuple[str, ...],
@@ -110,27 +87,24 @@ async def pack_notes(
     """
     query_terms = set(content_terms(query))
     head = list(fused[: max(k * 2, pool if diversity > 0 else 0)])
-    notes = {
-        n.id: n
-        for n in await repo.get_notes(namespace, [f.note_id for f in head])
-        if n.status == "active"
-    }
+    rows = await repo.session.execute(evidence_rows(".".join(namespace), [f.note_id for f in head]))
+    notes = {row.id: row for row in rows}
     head = [f for f in head if f.note_id in notes]
     if diversity > 0:
-        vectors = {i: [float(x) for x in n.embedding] for i, n in notes.items()}
+        vectors = {i: decode_vector(n.vector) for i, n in notes.items()}
         head = diversify(head, vectors, 1.0 - diversity)
-    chosen = head[:k]
-    ids = [f.note_id for f in chosen]
-    sources = await repo.sources_of(namespace, ids)
-    labels = await _topic_labels(repo, ".".join(namespace), ids)
     packed: list[RetrievedNote] = []
     spent = 0
-    for item in chosen:
+    for item in head[:k]:
         note = notes[item.note_id]
         cost = estimate_tokens(note.context)
         if token_budget is not None and packed and spent + cost > token_budget:
             break
         spent += cost
+        sources = [
+            SourceRef(key, speaker, datetime.fromisoformat(when) if when else None, text)
+            for key, speaker, when, text in note.sources or ()
+        ]
         packed.append(
             RetrievedNote(
                 note_id=note.id,
@@ -138,14 +112,8 @@ async def pack_notes(
                 score=item.score,
                 channels=dict(item.ranks),
                 keywords=tuple(note.keywords),
-                topic=labels.get(note.id),
-                sources=order_sources(
-                    [
-                        SourceRef(o.key, o.speaker, o.event_time, o.content)
-                        for o in sources[note.id]
-                    ],
-                    query_terms,
-                ),
+                topic=note.topic,
+                sources=order_sources(sources, query_terms),
             )
         )
     return packed

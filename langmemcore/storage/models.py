@@ -40,7 +40,9 @@ __all__ = [
     "Item",
     "ItemTask",
     "Keyword",
+    "LexemeStats",
     "Lineage",
+    "NamespaceStats",
     "Note",
     "NoteKeyword",
     "NoteSource",
@@ -235,6 +237,26 @@ class TopicKeyword(Base):
     keyword_id: Mapped[int] = mapped_column(
         ForeignKey("keywords.id", ondelete="CASCADE"), primary_key=True
     )
+
+
+class NamespaceStats(Base):
+    """A namespace's active notes when its full-text statistics were last refreshed."""
+
+    __tablename__ = "namespace_stats"
+
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
+    active_notes: Mapped[int] = mapped_column(Integer)
+    refreshed_at: Mapped[datetime] = mapped_column(server_default=func.now())
+
+
+class LexemeStats(Base):
+    """How many active notes of a namespace held a lexeme at the last refresh."""
+
+    __tablename__ = "lexeme_stats"
+
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
+    lexeme: Mapped[str] = mapped_column(Text, primary_key=True)
+    df: Mapped[int] = mapped_column(Integer)
 
 
 class Lineage(Base):

@@ -19,15 +19,12 @@ from sqlalchemy import (
     Select,
     Text,
     and_,
-    bindparam,
-    case,
     cast,
     delete,
     exists,
     func,
     insert,
     literal,
-    literal_column,
     or_,
     select,
     true,
@@ -52,18 +49,14 @@ from langmemcore.storage.models import (
 
 __all__ = [
     "ACTIVE",
-    "DOCUMENT_FREQUENCY_CAP",
-    "NOTE_COUNT_CAP",
     "delete_note_sources",
     "edges_of_notes",
-    "fulltext_notes",
     "gate_candidates",
     "insert_observation",
     "keyword_ranking",
     "keyword_vectors_by_name",
     "keyword_ids_by_name",
     "insert_edges",
-    "lexeme_statistics",
     "insert_lineages",
     "namespace_prefix_filter",
     "nearest_keywords",
@@ -403,94 +396,6 @@ def topic_notes(
         )
         .group_by(TopicKeyword.topic_id, Note.id)
         .order_by(TopicKeyword.topic_id, matches.desc(), Note.id)
-    )
-
-
-DOCUMENT_FREQUENCY_CAP = 1000
-"""Document frequencies are counted up to this many notes: a term that common weighs
-next to nothing and no longer selects full-text candidates on its own."""
-
-NOTE_COUNT_CAP = 20_000
-"""The active notes of a namespace are counted up to this many for inverse document
-frequencies (beyond it the weights hardly change, and counting would cost a scan)."""
-
-
-def lexeme_statistics(
-    namespace: str,
-    query: str,
-    cap: int = DOCUMENT_FREQUENCY_CAP,
-    total_cap: int = NOTE_COUNT_CAP,
-) -> Select:
-    """The query's English lexemes with their document frequency among the namespace's
-    active notes, counted up to ``cap``, plus the number of active notes counted up to
-    ``total_cap`` (``lexeme``, ``df``, ``total``).
-    """
-    english: ColumnElement[Any] = literal_column("'english'::regconfig")
-    simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
-    lexemes = select(
-        func.unnest(func.tsvector_to_array(func.to_tsvector(english, bindparam("q", query)))).label(
-            "lexeme"
-        )
-    ).subquery("lexemes")
-    lexeme = lexemes.c.lexeme
-    matching = (
-        select(Note.id)
-        .where(
-            Note.namespace == namespace,
-            Note.status == ACTIVE,
-            Note.tsv.op("@@")(func.to_tsquery(simple, func.quote_literal(lexeme))),
-        )
-        .correlate(lexemes)
-        .limit(cap)
-        .subquery()
-    )
-    df = select(func.count()).select_from(matching).scalar_subquery()
-    active = (
-        select(Note.id)
-        .where(Note.namespace == namespace, Note.status == ACTIVE)
-        .limit(total_cap)
-        .subquery()
-    )
-    total = select(func.count()).select_from(active).scalar_subquery()
-    return select(lexeme, df.label("df"), total.label("total"))
-
-
-def _tsquery_literal(lexeme: str) -> str:
-    """Quote a lexeme for ``to_tsquery`` (quotes doubled, backslashes escaped)."""
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def fulltext_notes(
-    namespace: str,
-    weighted: Sequence[tuple[str, float]],
-    k: int,
-    candidates: Sequence[str] | None = None,
-) -> Select:
-    """Notes matching any of the ``candidates`` lexemes (default: all), scored by the sum
-    of the weights (IDF) of every lexeme they match, ``ts_rank`` breaking ties
-    (``id``, ``score``).
-    """
-    simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
-    queries = [
-        func.to_tsquery(simple, func.quote_literal(bindparam(f"lex{i}", lex)))
-        for i, (lex, _w) in enumerate(weighted)
-    ]
-    chosen = list(candidates) if candidates else [lex for lex, _w in weighted]
-    any_term = func.to_tsquery(
-        simple, bindparam("any", " | ".join(_tsquery_literal(lex) for lex in chosen))
-    )
-    score = sum(
-        (
-            case((Note.tsv.op("@@")(tsq), weight), else_=0.0)
-            for tsq, (_lex, weight) in zip(queries, weighted, strict=True)
-        ),
-        start=func.ts_rank(Note.tsv, any_term) * 0.01,
-    ).label("score")
-    return (
-        select(Note.id, score)
-        .where(Note.namespace == namespace, Note.status == ACTIVE, Note.tsv.op("@@")(any_term))
-        .order_by(score.desc(), Note.id)
-        .limit(k)
     )
 
 

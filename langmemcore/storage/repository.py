@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from langmemcore._errors import InvalidInputError, ObservationConflictError
 from langmemcore._namespace import encode_namespace
+from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import (
@@ -355,23 +356,40 @@ class Repository:
         inverse document frequency of the terms they match (BM25's IDF, without length
         normalisation: notes are short).
 
-        Terms found in more than a tenth of the notes (speaker names, say), or in at least
-        :data:`~langmemcore.storage.queries.DOCUMENT_FREQUENCY_CAP` notes, still add their
-        weight but do not select candidates on their own, unless every term is that common.
+        Document frequencies come from the statistics stored at the last topic evolution
+        (terms they do not know are counted live), or are all counted live when the
+        namespace has none yet. Terms found in more than a tenth of the notes (speaker
+        names, say), or in at least
+        :data:`~langmemcore.storage.fulltext_queries.DOCUMENT_FREQUENCY_CAP` notes, still
+        add their weight but do not select candidates on their own, unless every term is
+        that common.
         """
         ns = encode_namespace(namespace)
-        cap = q.DOCUMENT_FREQUENCY_CAP
+        cap, total_cap = fq.DOCUMENT_FREQUENCY_CAP, fq.NOTE_COUNT_CAP
         stats = list(
-            await self.session.execute(q.lexeme_statistics(ns, query, cap, q.NOTE_COUNT_CAP))
+            await self.session.execute(fq.stored_lexeme_statistics(ns, query, cap, total_cap))
         )
+        if not stats:
+            stats = list(
+                await self.session.execute(fq.lexeme_statistics(ns, query, cap, total_cap))
+            )
         weighted = [(lex, bm25_idf(int(df), int(total))) for lex, df, total in stats if df]
         if not weighted:
             return []
         common = {lex for lex, df, total in stats if df and (df > 0.1 * total or df >= cap)}
         rare = [lex for lex, _w in weighted if lex not in common]
         candidates = rare or [max(weighted, key=lambda t: t[1])[0]]
-        rows = await self.session.execute(q.fulltext_notes(ns, weighted, k, candidates))
+        rows = await self.session.execute(fq.fulltext_notes(ns, weighted, k, candidates))
         return [Scored(i, float(r)) for i, r in rows]
+
+    async def refresh_fulltext_statistics(self, namespace: Sequence[str]) -> None:
+        """Store the document frequency of every lexeme of the namespace's active notes
+        and its count of active notes (see :mod:`~langmemcore.storage.fulltext_queries`).
+        """
+        ns = encode_namespace(namespace)
+        await self.session.execute(fq.clear_lexeme_stats(ns))
+        await self.session.execute(fq.insert_lexeme_stats(ns))
+        await self.session.execute(fq.upsert_namespace_stats(ns))
 
     async def notes_in_time_range(
         self, namespace: Sequence[str], start: datetime, end: datetime, k: int

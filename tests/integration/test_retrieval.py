@@ -442,7 +442,7 @@ async def test_other_namespaces_never_leak(
 
 
 async def test_document_frequencies_are_counted_per_term(built: Built, database: Database) -> None:
-    from langmemcore.storage import queries as q
+    from langmemcore.storage import fulltext_queries as q
 
     async with Repository.open(database) as repo:
         rows = await repo.session.execute(
@@ -458,7 +458,7 @@ async def test_terms_counted_up_to_the_cap_no_longer_select_candidates(
     ns: tuple[str, ...],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from langmemcore.storage import queries as q
+    from langmemcore.storage import fulltext_queries as q
 
     texts = [f"note number {i} about the weather" for i in range(20)]
     texts += ["a falcon landed", "the marmot and the falcon slept"]
@@ -483,3 +483,58 @@ async def test_terms_counted_up_to_the_cap_no_longer_select_candidates(
     # ... and only weighs in once its count reaches the cap
     assert [s.id for s in capped] == [ids[-1]]
     assert stats == {"falcon": (2, 10), "marmot": (1, 10)}
+
+
+async def test_stored_statistics_weigh_like_live_ones_and_newer_terms_count_live(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    from langmemcore.storage import fulltext_queries as q
+
+    texts = [f"the weather on day {i} was mild" for i in range(12)]
+    texts += ["a falcon landed on the weather vane", "the marmot watched the falcon"]
+    query = "falcon marmot weather zeppelin"
+    async with Repository.open(database) as repo:
+        for t, v in zip(texts, embeddings.embed_documents(texts), strict=True):
+            await repo.insert_note(ns, context=t, embedding=v, keywords=[], source_ids=[])
+        assert not list(await repo.session.execute(q.stored_lexeme_statistics(".".join(ns), query)))
+        live_ranking = await repo.fulltext_notes(ns, query, 10)
+        await repo.refresh_fulltext_statistics(ns)
+        live = set(await repo.session.execute(q.lexeme_statistics(".".join(ns), query)))
+        stored = set(await repo.session.execute(q.stored_lexeme_statistics(".".join(ns), query)))
+        assert stored == live
+        assert live >= {("falcon", 2, 14), ("weather", 13, 14), ("zeppelin", 0, 14)}
+        assert await repo.fulltext_notes(ns, query, 10) == live_ranking
+        text = "a zeppelin drifted over"
+        newer = await repo.insert_note(
+            ns, context=text, embedding=embeddings.embed_query(text), keywords=[], source_ids=[]
+        )
+        stats = {
+            lexeme: (df, total)
+            for lexeme, df, total in await repo.session.execute(
+                q.stored_lexeme_statistics(".".join(ns), query)
+            )
+        }
+        found = await repo.fulltext_notes(ns, "zeppelin", 5)
+    assert stats["zeppelin"] == (1, 14)  # counted live; the total is the stored one
+    assert [s.id for s in found] == [newer]
+
+
+async def test_topic_evolution_refreshes_the_fulltext_statistics(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    from langmemcore.storage.models import LexemeStats, NamespaceStats
+
+    memory = Memory(database, embeddings)
+    await memory.aingest(ns, "Caroline went hiking with her dog on Sunday.", key="a")
+    await memory.aingest(ns, "Melanie painted a sunrise over the lake.", key="b")
+    await memory.aevolve_topics(ns)
+    async with Repository.open(database) as repo:
+        total = await repo.session.scalar(
+            select(NamespaceStats.active_notes).where(NamespaceStats.namespace == ".".join(ns))
+        )
+        rows = await repo.session.execute(
+            select(LexemeStats.lexeme, LexemeStats.df).where(LexemeStats.namespace == ".".join(ns))
+        )
+        df = {lexeme: count for lexeme, count in rows}
+    assert total == 2
+    assert df["hike"] == 1 and df["sunris"] == 1

@@ -9,7 +9,9 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql
 
 from langmemcore import InvalidInputError
+from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
+from langmemcore.storage.evidence_queries import decode_vector, evidence_rows
 from langmemcore.storage.models import Item
 from langmemcore.storage.repository import content_hash, validate_text
 
@@ -35,8 +37,10 @@ def where_clause(stmt: object) -> str:
         q.topic_notes("ns", [1]),
         q.topic_ranking("ns", VECTOR, 3, 60),
         q.keyword_ranking("ns", [VECTOR, VECTOR], 10, 0.5, 60),
-        q.fulltext_notes("ns", [("pari", 1.2), ("trip", 0.4)], 5),
-        q.lexeme_statistics("ns", "paris trip"),
+        fq.fulltext_notes("ns", [("pari", 1.2), ("trip", 0.4)], 5),
+        fq.lexeme_statistics("ns", "paris trip"),
+        fq.stored_lexeme_statistics("ns", "paris trip"),
+        evidence_rows("ns", [1, 2]),
         q.nearest_notes_by_speakers("ns", VECTOR, ["Caroline"], 5),
         q.note_similarities("ns", [1, 2], VECTOR),
         q.notes_in_time_range(
@@ -109,7 +113,7 @@ def test_bm25_idf_prefers_rare_terms() -> None:
 
 
 def test_fulltext_quotes_lexemes_safely() -> None:
-    compiled = q.fulltext_notes("ns", [("o'neil", 1.0), ("a\\b", 0.5)], 5).compile(
+    compiled = fq.fulltext_notes("ns", [("o'neil", 1.0), ("a\\b", 0.5)], 5).compile(
         dialect=postgresql.dialect()
     )
     assert compiled.params["any"] == "'o''neil' | 'a\\\\b'"
@@ -131,3 +135,21 @@ def test_vectors_given_as_tuples_are_formatted_like_pgvector_once() -> None:
     stmt = q.nearest_notes("ns", values, 3)
     bound = [p.value for p in stmt.compile(dialect=postgresql.dialect()).binds.values()]
     assert vector_param(values) in bound
+
+
+def test_stored_statistics_are_scoped_and_capped_like_live_ones() -> None:
+    text = sql(fq.stored_lexeme_statistics("ns", "paris trip", 7, 11))
+    assert "least(coalesce(lexeme_stats.df" in text and "least(namespace_stats.active_notes" in text
+    assert "coalesce(" in text  # unknown lexemes are counted live
+    for stmt in (fq.clear_lexeme_stats("ns"), fq.insert_lexeme_stats("ns")):
+        assert "namespace" in where_clause(stmt)
+    upsert = sql(fq.upsert_namespace_stats("ns"))
+    assert "ON CONFLICT (namespace) DO UPDATE" in upsert
+
+
+def test_binary_vectors_decode_to_their_floats() -> None:
+    import struct
+
+    floats = [0.5, -1.25, 3.0]
+    packed = struct.pack(">hh3f", 3, 0, *floats)
+    assert decode_vector(packed).tolist() == floats

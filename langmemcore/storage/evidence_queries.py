@@ -1,0 +1,91 @@
+"""Pure SQL builder of the evidence the retrieval graph packs, and the decoder of the
+vectors it returns.
+
+Packing reads, in one statement, everything a search returns about its best notes: the
+context, keywords and embedding of each active note, its source observations in event
+order and the label of its topic. Embeddings travel in pgvector's binary form
+(``vector_send``): decoding 384 floats from text costs about 75 microseconds a vector in
+Python, from binary about 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+from sqlalchemy import BigInteger, Select, any_, bindparam, func, select
+from sqlalchemy.dialects.postgresql import ARRAY, aggregate_order_by
+
+from langmemcore.storage.models import (
+    Note,
+    NoteKeyword,
+    NoteSource,
+    Observation,
+    Topic,
+    TopicKeyword,
+)
+
+__all__ = ["decode_vector", "evidence_rows"]
+
+ACTIVE = "active"
+
+
+def decode_vector(packed: bytes) -> npt.NDArray[np.float32]:
+    """A vector from pgvector's binary form (dimensions, unused, big-endian float4s)."""
+    return np.frombuffer(packed, dtype=">f4", offset=4).astype(np.float32)
+
+
+def evidence_rows(namespace: str, note_ids: Sequence[int]) -> Select:
+    """The active notes among ``note_ids`` with what packing needs (``id``, ``context``,
+    ``keywords``, ``vector`` (binary, see :func:`decode_vector`), ``sources`` (JSON array
+    of ``[key, speaker, event_time, text]`` in event order) and ``topic`` (the label of
+    the topic sharing most keywords with the note, ties by label)).
+    """
+    ids = bindparam("note_ids", [int(i) for i in note_ids], type_=ARRAY(BigInteger))
+    sources = (
+        select(
+            func.json_agg(
+                aggregate_order_by(
+                    func.json_build_array(
+                        Observation.key,
+                        Observation.speaker,
+                        Observation.event_time,
+                        Observation.content,
+                    ),
+                    Observation.event_time,
+                    Observation.id,
+                )
+            )
+        )
+        .select_from(NoteSource)
+        .join(
+            Observation,
+            (Observation.id == NoteSource.observation_id) & (Observation.namespace == namespace),
+        )
+        .where(NoteSource.namespace == namespace, NoteSource.note_id == Note.id)
+        .scalar_subquery()
+    )
+    topic = (
+        select(Topic.label)
+        .select_from(NoteKeyword)
+        .join(
+            TopicKeyword,
+            (TopicKeyword.keyword_id == NoteKeyword.keyword_id)
+            & (TopicKeyword.namespace == namespace),
+        )
+        .join(Topic, (Topic.id == TopicKeyword.topic_id) & (Topic.namespace == namespace))
+        .where(NoteKeyword.namespace == namespace, NoteKeyword.note_id == Note.id)
+        .group_by(Topic.label)
+        .order_by(func.count().desc(), Topic.label)
+        .limit(1)
+        .scalar_subquery()
+    )
+    return select(
+        Note.id,
+        Note.context,
+        Note.keywords,
+        func.vector_send(Note.embedding).label("vector"),
+        sources.label("sources"),
+        topic.label("topic"),
+    ).where(Note.namespace == namespace, Note.status == ACTIVE, Note.id == any_(ids))
