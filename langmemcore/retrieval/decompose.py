@@ -54,7 +54,9 @@ async def plan_query(
         reference: Time that relative dates in the query refer to.
         retries: LLM retries before the offline fallback.
         vectors: Which of :data:`PLAN_VECTORS` to fill (the others stay empty: a round
-            whose channels do not read them skips the embedding).
+            whose channels do not read them skips the embedding). Offline the topic
+            description is the query's content words, and the query's own vector
+            stands for it; an LLM's topic description is embedded.
         known: Keyword embeddings already at hand (e.g. from an earlier round).
         lookup: Finds stored embeddings of the keywords not in ``known``; the rest are
             embedded.
@@ -62,7 +64,7 @@ async def plan_query(
             keywords); then neither the text analysis nor the LLM extracts them.
     """
     analysis = analyze_query(text, reference)
-    topic = analysis.topic
+    topic, described = analysis.topic, False
     given = tuple(keywords) if keywords else None
     keywords = given or analysis.keywords
     if llm is not None and given is None:
@@ -70,7 +72,7 @@ async def plan_query(
             intent = await call_structured(
                 llm, render_query_intent_prompt(text), QueryIntent, retries=retries
             )
-            topic = intent.topic_desc
+            topic, described = intent.topic_desc, True
             keywords = tuple(
                 dict.fromkeys(k for k in (normalize_keyword(w) for w in intent.keywords) if k)
             )
@@ -82,8 +84,10 @@ async def plan_query(
         missing = [k for k in keywords if k not in found]
         if missing and lookup is not None:
             found.update(await lookup(missing))
-    # one batch laid out as [text, topic, *keywords], each part only when needed
-    parts = [name for name in ("text", "topic") if name in vectors]
+    # one batch: the query text (standing for an offline topic, which is only the query's
+    # content words), an LLM's topic description, then keywords without a known vector
+    parts = ["text"] if "text" in vectors or ("topic" in vectors and not described) else []
+    parts += ["topic"] if "topic" in vectors and described else []
     fresh = [k for k in keywords if "keywords" in vectors and k not in found]
     batch = [*({"text": text, "topic": topic}[name] for name in parts), *fresh]
     embedded = await embeddings.aembed_documents(batch) if batch else []
@@ -96,7 +100,7 @@ async def plan_query(
         entities=analysis.entities,
         times=analysis.times,
         vector=tuple(own.get("text", ())),
-        topic_vector=tuple(own.get("topic", ())),
+        topic_vector=tuple(own.get("topic", own.get("text", ()))) if "topic" in vectors else (),
         keyword_vectors=tuple(tuple(found[k]) for k in keywords) if "keywords" in vectors else (),
         round=round,
     )

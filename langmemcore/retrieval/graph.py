@@ -33,7 +33,7 @@ from langmemcore.retrieval.channels import (
     neighbour_channel,
     run_channel,
 )
-from langmemcore.retrieval.decompose import plan_query
+from langmemcore.retrieval.decompose import KeywordLookup, plan_query
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
@@ -88,10 +88,23 @@ class RetrievalState(TypedDict, total=False):
 Ctx = Runtime[RetrievalContext]
 
 
+def _stored_keywords(database: Database, namespace: tuple[str, ...]) -> KeywordLookup:
+    """Finds the stored embeddings of keywords the namespace already has (so that a query
+    embeds only its text and the keywords memory has never seen).
+    """
+
+    async def stored(names: Sequence[str]) -> dict[str, list[float]]:
+        async with Repository.open(database) as repo:
+            return await repo.keyword_vectors(namespace, names)
+
+    return stored
+
+
 async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Decompose and embed the query."""
     ctx = runtime.context
-    plan = await plan_query(state["query"], ctx.embeddings, llm=ctx.llm)
+    lookup = _stored_keywords(ctx.database, state["namespace"])
+    plan = await plan_query(state["query"], ctx.embeddings, llm=ctx.llm, lookup=lookup)
     return {
         "plan": plan,
         "current": plan,
@@ -212,10 +225,6 @@ async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         for keyword, vector in zip(plan.keywords, plan.keyword_vectors, strict=False)
     }
 
-    async def stored(names: Sequence[str]) -> dict[str, list[float]]:
-        async with Repository.open(ctx.database) as repo:
-            return await repo.keyword_vectors(state["namespace"], names)
-
     plan = await plan_query(
         subquery,
         ctx.embeddings,
@@ -224,7 +233,7 @@ async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         keywords=state.get("subquery_keywords") or None,
         vectors=_plan_vectors(channels),
         known=known,
-        lookup=stored,
+        lookup=_stored_keywords(ctx.database, state["namespace"]),
     )
     return {
         "current": plan,

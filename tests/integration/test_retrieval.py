@@ -538,3 +538,45 @@ async def test_topic_evolution_refreshes_the_fulltext_statistics(
         df = {lexeme: count for lexeme, count in rows}
     assert total == 2
     assert df["hike"] == 1 and df["sunris"] == 1
+
+
+class RecordingEmbeddings(LocalEmbeddings):
+    """The real embedder, recording each batch it is asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.batches.append(list(texts))
+        return super().embed_documents(texts)
+
+
+async def test_a_query_embeds_its_text_and_only_the_keywords_memory_lacks(
+    built: Built, database: Database
+) -> None:
+    from langmemcore.retrieval.graph import _stored_keywords
+
+    embeddings = RecordingEmbeddings()
+    query = "Did the pottery class go on a zeppelin?"
+    lookup = _stored_keywords(database, built.namespace)
+    plan = await plan_query(query, embeddings, lookup=lookup)
+    stored = await lookup(list(plan.keywords))
+    assert "pottery class" in stored and "zeppelin" not in stored
+    # one batch: the text (which stands for the offline topic) and the unknown keyword
+    assert embeddings.batches == [[query, "zeppelin"]]
+    assert plan.topic_vector == plan.vector
+    known = plan.keyword_vectors[plan.keywords.index("pottery class")]
+    assert known == tuple(stored["pottery class"])
+
+
+async def test_an_llm_topic_description_is_embedded_on_its_own() -> None:
+    embeddings = RecordingEmbeddings()
+    llm = FakeListChatModel(
+        responses=['{"topic_desc": "volunteering and charity", "keywords": ["charity"]}']
+    )
+    plan = await plan_query("Where does Melanie volunteer?", embeddings, llm=llm)
+    assert embeddings.batches == [
+        ["Where does Melanie volunteer?", "volunteering and charity", "charity"]
+    ]
+    assert plan.topic_vector != plan.vector
