@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["ChannelRanking", "Fused", "diversify", "fuse"]
 
@@ -67,7 +68,7 @@ def fuse(rankings: Sequence[ChannelRanking], rrf_k: int = 60) -> list[Fused]:
 
 
 def diversify(
-    fused: Sequence[Fused], vectors: Mapping[int, Sequence[float]], relevance: float
+    fused: Sequence[Fused], vectors: Mapping[int, npt.ArrayLike], relevance: float
 ) -> list[Fused]:
     """Re-order by maximal marginal relevance.
 

@@ -87,7 +87,9 @@ async def pack_notes(
     """
     query_terms = set(content_terms(query))
     head = list(fused[: max(k * 2, pool if diversity > 0 else 0)])
-    rows = await repo.session.execute(evidence_rows(".".join(namespace), [f.note_id for f in head]))
+    rows = await repo.session.execute(
+        *evidence_rows(".".join(namespace), [f.note_id for f in head])
+    )
     notes = {row.id: row for row in rows}
     head = [f for f in head if f.note_id in notes]
     if diversity > 0:

@@ -11,11 +11,12 @@ Python, from binary about 1.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import BigInteger, Select, any_, bindparam, func, select
-from sqlalchemy.dialects.postgresql import ARRAY, aggregate_order_by
+from sqlalchemy import Select, any_, func, select
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from langmemcore.storage.models import (
     Note,
@@ -25,6 +26,7 @@ from langmemcore.storage.models import (
     Topic,
     TopicKeyword,
 )
+from langmemcore.storage.prepared import Prepared, id_array, text_param
 
 __all__ = ["decode_vector", "evidence_rows"]
 
@@ -36,13 +38,10 @@ def decode_vector(packed: bytes) -> npt.NDArray[np.float32]:
     return np.frombuffer(packed, dtype=">f4", offset=4).astype(np.float32)
 
 
-def evidence_rows(namespace: str, note_ids: Sequence[int]) -> Select:
-    """The active notes among ``note_ids`` with what packing needs (``id``, ``context``,
-    ``keywords``, ``vector`` (binary, see :func:`decode_vector`), ``sources`` (JSON array
-    of ``[key, speaker, event_time, text]`` in event order) and ``topic`` (the label of
-    the topic sharing most keywords with the note, ties by label)).
-    """
-    ids = bindparam("note_ids", [int(i) for i in note_ids], type_=ARRAY(BigInteger))
+@cache
+def _evidence_rows() -> Select:
+    namespace, ids = text_param("namespace"), any_(id_array("note_ids"))
+
     sources = (
         select(
             func.json_agg(
@@ -88,4 +87,13 @@ def evidence_rows(namespace: str, note_ids: Sequence[int]) -> Select:
         func.vector_send(Note.embedding).label("vector"),
         sources.label("sources"),
         topic.label("topic"),
-    ).where(Note.namespace == namespace, Note.status == ACTIVE, Note.id == any_(ids))
+    ).where(Note.namespace == namespace, Note.status == ACTIVE, Note.id == ids)
+
+
+def evidence_rows(namespace: str, note_ids: Sequence[int]) -> Prepared:
+    """The active notes among ``note_ids`` with what packing needs (``id``, ``context``,
+    ``keywords``, ``vector`` (binary, see :func:`decode_vector`), ``sources`` (JSON array
+    of ``[key, speaker, event_time, text]`` in event order) and ``topic`` (the label of
+    the topic sharing most keywords with the note, ties by label)).
+    """
+    return Prepared(_evidence_rows(), {"namespace": namespace, "note_ids": list(note_ids)})

@@ -12,6 +12,7 @@ ones.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
@@ -19,8 +20,7 @@ from sqlalchemy import (
     Delete,
     Insert,
     Select,
-    bindparam,
-    case,
+    cast,
     delete,
     func,
     insert,
@@ -28,9 +28,11 @@ from sqlalchemy import (
     literal_column,
     select,
 )
+from sqlalchemy.dialects.postgresql import ARRAY, TSQUERY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from langmemcore.storage.models import LexemeStats, NamespaceStats, Note
+from langmemcore.storage.prepared import Prepared, float_array, number, text_array, text_param
 
 __all__ = [
     "DOCUMENT_FREQUENCY_CAP",
@@ -46,17 +48,17 @@ __all__ = [
 ACTIVE = "active"
 
 
-def _query_lexemes(query: str) -> Any:
+def _query_lexemes() -> Any:
     """The query's English lexemes, one row each (column ``lexeme``)."""
     english: ColumnElement[Any] = literal_column("'english'::regconfig")
     return select(
-        func.unnest(func.tsvector_to_array(func.to_tsvector(english, bindparam("q", query)))).label(
+        func.unnest(func.tsvector_to_array(func.to_tsvector(english, text_param("q")))).label(
             "lexeme"
         )
     ).subquery("lexemes")
 
 
-def _live_df(namespace: str, lexeme: ColumnElement[Any], cap: int) -> Any:
+def _live_df(namespace: Any, lexeme: ColumnElement[Any], cap: Any) -> Any:
     """Active notes of the namespace holding ``lexeme``, counted up to ``cap``."""
     simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
     matching = (
@@ -82,21 +84,18 @@ NOTE_COUNT_CAP = 20_000
 frequencies (beyond it the weights hardly change, and counting would cost a scan)."""
 
 
-def lexeme_statistics(
-    namespace: str,
-    query: str,
-    cap: int = DOCUMENT_FREQUENCY_CAP,
-    total_cap: int = NOTE_COUNT_CAP,
-) -> Select:
-    """The query's English lexemes with their document frequency among the namespace's
-    active notes, counted live up to ``cap``, plus the number of active notes counted up
-    to ``total_cap`` (``lexeme``, ``df``, ``total``).
-    """
-    lexemes = _query_lexemes(query)
+def _statistics_values(namespace: str, query: str, cap: int, total_cap: int) -> dict[str, Any]:
+    return {"namespace": namespace, "q": query, "cap": cap, "total_cap": total_cap}
+
+
+@cache
+def _lexeme_statistics() -> Select:
+    namespace, cap = text_param("namespace"), number("cap")
+    lexemes = _query_lexemes()
     active = (
         select(Note.id)
         .where(Note.namespace == namespace, Note.status == ACTIVE)
-        .limit(total_cap)
+        .limit(number("total_cap"))
         .subquery()
     )
     total = select(func.count()).select_from(active).scalar_subquery()
@@ -104,19 +103,26 @@ def lexeme_statistics(
     return select(lexemes.c.lexeme, df.label("df"), total.label("total"))
 
 
-def stored_lexeme_statistics(
+def lexeme_statistics(
     namespace: str,
     query: str,
     cap: int = DOCUMENT_FREQUENCY_CAP,
     total_cap: int = NOTE_COUNT_CAP,
-) -> Select:
-    """Like :func:`lexeme_statistics`, from the stored statistics: a lexeme they do not
-    know is counted live (it can only be in notes written since the refresh). No rows
-    when the namespace's statistics were never refreshed.
+) -> Prepared:
+    """The query's English lexemes with their document frequency among the namespace's
+    active notes, counted live up to ``cap``, plus the number of active notes counted up
+    to ``total_cap`` (``lexeme``, ``df``, ``total``).
     """
-    lexemes = _query_lexemes(query)
-    df = func.least(func.coalesce(LexemeStats.df, _live_df(namespace, lexemes.c.lexeme, cap)), cap)
-    total = func.least(NamespaceStats.active_notes, total_cap)
+    return Prepared(_lexeme_statistics(), _statistics_values(namespace, query, cap, total_cap))
+
+
+@cache
+def _stored_lexeme_statistics() -> Select:
+    namespace, cap = text_param("namespace"), number("cap")
+    lexemes = _query_lexemes()
+    live = _live_df(namespace, lexemes.c.lexeme, cap)
+    df = func.least(func.coalesce(LexemeStats.df, live), cap)
+    total = func.least(NamespaceStats.active_notes, number("total_cap"))
     return (
         select(lexemes.c.lexeme, df.label("df"), total.label("total"))
         .select_from(lexemes)
@@ -126,6 +132,20 @@ def stored_lexeme_statistics(
             (LexemeStats.namespace == namespace) & (LexemeStats.lexeme == lexemes.c.lexeme),
         )
     )
+
+
+def stored_lexeme_statistics(
+    namespace: str,
+    query: str,
+    cap: int = DOCUMENT_FREQUENCY_CAP,
+    total_cap: int = NOTE_COUNT_CAP,
+) -> Prepared:
+    """Like :func:`lexeme_statistics`, from the stored statistics: a lexeme they do not
+    know is counted live (it can only be in notes written since the refresh). No rows
+    when the namespace's statistics were never refreshed.
+    """
+    values = _statistics_values(namespace, query, cap, total_cap)
+    return Prepared(_stored_lexeme_statistics(), values)
 
 
 def clear_lexeme_stats(namespace: str) -> Delete:
@@ -162,35 +182,55 @@ def _tsquery_literal(lexeme: str) -> str:
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
+@cache
+def _fulltext_notes() -> Select:
+    simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
+    any_term = func.to_tsquery(simple, text_param("any"))
+    # each lexeme as a tsquery, parsed once per statement rather than once per note
+    lexemes = cast(text_array("lexemes"), ARRAY(TSQUERY))
+    terms = (
+        func.unnest(lexemes, float_array("weights"))
+        .table_valued("query", "weight")
+        .render_derived(name="terms")
+    )
+    matched = (
+        select(func.coalesce(func.sum(terms.c.weight), 0.0))
+        .select_from(terms)
+        .where(Note.tsv.op("@@")(terms.c.query))
+        .correlate(Note)
+        .scalar_subquery()
+    )
+    score = (func.ts_rank(Note.tsv, any_term) * 0.01 + matched).label("score")
+    return (
+        select(Note.id, score)
+        .where(
+            Note.namespace == text_param("namespace"),
+            Note.status == ACTIVE,
+            Note.tsv.op("@@")(any_term),
+        )
+        .order_by(score.desc(), Note.id)
+        .limit(number("k"))
+    )
+
+
 def fulltext_notes(
     namespace: str,
     weighted: Sequence[tuple[str, float]],
     k: int,
     candidates: Sequence[str] | None = None,
-) -> Select:
+) -> Prepared:
     """Notes matching any of the ``candidates`` lexemes (default: all), scored by the sum
     of the weights (IDF) of every lexeme they match, ``ts_rank`` breaking ties
     (``id``, ``score``).
     """
-    simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
-    queries = [
-        func.to_tsquery(simple, func.quote_literal(bindparam(f"lex{i}", lex)))
-        for i, (lex, _w) in enumerate(weighted)
-    ]
     chosen = list(candidates) if candidates else [lex for lex, _w in weighted]
-    any_term = func.to_tsquery(
-        simple, bindparam("any", " | ".join(_tsquery_literal(lex) for lex in chosen))
-    )
-    score = sum(
-        (
-            case((Note.tsv.op("@@")(tsq), weight), else_=0.0)
-            for tsq, (_lex, weight) in zip(queries, weighted, strict=True)
-        ),
-        start=func.ts_rank(Note.tsv, any_term) * 0.01,
-    ).label("score")
-    return (
-        select(Note.id, score)
-        .where(Note.namespace == namespace, Note.status == ACTIVE, Note.tsv.op("@@")(any_term))
-        .order_by(score.desc(), Note.id)
-        .limit(k)
+    return Prepared(
+        _fulltext_notes(),
+        {
+            "namespace": namespace,
+            "any": " | ".join(_tsquery_literal(lex) for lex in chosen),
+            "lexemes": [_tsquery_literal(lex) for lex, _w in weighted],
+            "weights": [float(w) for _lex, w in weighted],
+            "k": k,
+        },
     )

@@ -52,6 +52,7 @@ __all__ = [
     "Topic",
     "TopicKeyword",
     "vector_param",
+    "vector_text",
 ]
 
 TSVECTOR_EXPRESSION = "to_tsvector('english'::regconfig, context)"
@@ -62,7 +63,8 @@ _FORMAT = Vector().bind_processor(postgresql.dialect())
 
 
 @lru_cache(maxsize=8192)
-def _vector_text(value: tuple[float, ...]) -> str:
+def vector_text(value: tuple[float, ...]) -> str:
+    """A vector in pgvector's text form (cached: the same vector is bound many times)."""
     return str(_FORMAT(list(value)))
 
 
@@ -82,7 +84,7 @@ class EmbeddingVector(Vector):
 
         def process(value: Any) -> Any:
             if isinstance(value, tuple):
-                return _vector_text(value)
+                return vector_text(value)
             return base(value)
 
         return process

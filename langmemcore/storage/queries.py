@@ -10,25 +10,18 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     ColumnElement,
     Delete,
     Insert,
-    Integer,
     Select,
     Text,
-    and_,
     cast,
     delete,
-    exists,
     func,
     insert,
-    literal,
     or_,
     select,
-    true,
-    union_all,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -50,28 +43,19 @@ from langmemcore.storage.models import (
 __all__ = [
     "ACTIVE",
     "delete_note_sources",
-    "edges_of_notes",
     "gate_candidates",
     "insert_observation",
-    "keyword_ranking",
-    "keyword_vectors_by_name",
     "keyword_ids_by_name",
     "insert_edges",
     "insert_lineages",
     "namespace_prefix_filter",
     "nearest_keywords",
-    "nearest_notes",
-    "nearest_notes_by_speakers",
     "nearest_topics",
-    "note_similarities",
-    "note_summaries",
     "notes_by_ids",
     "notes_by_keywords",
-    "notes_in_time_range",
     "observation_by_key",
     "sources_of_notes",
     "topic_notes",
-    "topic_ranking",
     "upsert_keywords",
 ]
 
@@ -118,38 +102,6 @@ def observation_by_key(namespace: str, key: str) -> Select:
     return select(Observation).where(Observation.namespace == namespace, Observation.key == key)
 
 
-def nearest_notes(
-    namespace: str, vector: Sequence[float], k: int, *, statuses: Sequence[str] = (ACTIVE,)
-) -> Select:
-    """Notes ordered by cosine distance to ``vector`` (``id``, ``distance``), top ``k``."""
-    distance = Note.embedding.cosine_distance(vector_param(vector)).label("distance")
-    return (
-        select(Note.id, distance)
-        .where(Note.namespace == namespace, Note.status.in_(statuses))
-        .order_by(distance, Note.id)
-        .limit(k)
-    )
-
-
-def nearest_notes_by_speakers(
-    namespace: str, vector: Sequence[float], speakers: Sequence[str], k: int
-) -> Select:
-    """Active notes with a source said by one of ``speakers`` (case-insensitive), by
-    cosine distance to ``vector`` (``id``, ``distance``), top ``k``.
-    """
-    distance = Note.embedding.cosine_distance(vector_param(vector)).label("distance")
-    return (
-        select(Note.id, distance)
-        .where(
-            Note.namespace == namespace,
-            Note.status == ACTIVE,
-            Note.speakers.overlap(cast([s.lower() for s in speakers], ARRAY(Text))),
-        )
-        .order_by(distance, Note.id)
-        .limit(k)
-    )
-
-
 def nearest_keywords(namespace: str, vector: Sequence[float], k: int) -> Select:
     """Keywords ordered by cosine distance (``id``, ``name``, ``distance``), top ``k``."""
     distance = Keyword.embedding.cosine_distance(vector_param(vector)).label("distance")
@@ -172,172 +124,6 @@ def nearest_topics(namespace: str, vector: Sequence[float], k: int) -> Select:
         .where(Topic.namespace == namespace, Topic.generation == newest)
         .order_by(distance, Topic.id)
         .limit(k)
-    )
-
-
-def _active_best_first(namespace: str, scored: Any, limit: int) -> Select:
-    """The active notes of ``scored`` (``note_id``, ``score``; ordered best first, ties by
-    the higher note id), top ``limit``.
-
-    ``scored`` is ordered before the status check, so Postgres probes notes only until
-    ``limit`` active ones are found instead of checking every scored note.
-    """
-    return (
-        select(scored.c.note_id, scored.c.score)
-        .where(_is_active(namespace, scored.c.note_id))
-        .limit(limit)
-    )
-
-
-def _is_active(namespace: str, note_id: ColumnElement[int]) -> ColumnElement[bool]:
-    """Whether the note ``note_id`` is an active note of the namespace."""
-    return exists().where(Note.id == note_id, Note.namespace == namespace, Note.status == ACTIVE)
-
-
-def keyword_ranking(
-    namespace: str,
-    vectors: Sequence[Sequence[float]],
-    k: int,
-    min_similarity: float,
-    limit: int,
-) -> Select:
-    """The keyword channel in one statement (``note_id``, ``score``), best first.
-
-    Each query entity (one vector each) matches its ``k`` nearest keywords at least
-    ``min_similarity`` similar; an active note scores the sum over entities of its best
-    matching keyword's similarity; ties go to the higher note id. Note-keyword pairs are
-    read from the covering ``(namespace, keyword_id, note_id)`` index alone.
-    """
-    entities = union_all(
-        *(
-            select(
-                literal(i, Integer).label("entity"),
-                cast(literal(list(v), Vector()), Vector()).label("vector"),
-            )
-            for i, v in enumerate(vectors)
-        )
-    ).subquery("entities")
-    distance = Keyword.embedding.cosine_distance(entities.c.vector)
-    nearest = (
-        select(Keyword.id.label("keyword_id"), distance.label("distance"))
-        .where(Keyword.namespace == namespace)
-        .order_by(distance, Keyword.id)
-        .limit(k)
-        .lateral("nearest")
-    )
-    similarity = 1.0 - nearest.c.distance
-    matches = (
-        select(entities.c.entity, nearest.c.keyword_id, similarity.label("similarity"))
-        .select_from(entities)
-        .join(nearest, true())
-        .where(similarity >= min_similarity)
-        .cte("matches")
-    )
-    best = (
-        select(NoteKeyword.note_id, func.max(matches.c.similarity).label("best"))
-        .join(
-            NoteKeyword,
-            and_(
-                NoteKeyword.namespace == namespace,
-                NoteKeyword.keyword_id == matches.c.keyword_id,
-            ),
-        )
-        .group_by(NoteKeyword.note_id, matches.c.entity)
-        .subquery("best")
-    )
-    score = func.sum(best.c.best).label("score")
-    scored = (
-        select(best.c.note_id, score)
-        .group_by(best.c.note_id)
-        .having(score > 0)
-        .order_by(score.desc(), best.c.note_id.desc())
-        .subquery("scored")
-    )
-    return _active_best_first(namespace, scored, limit)
-
-
-def topic_ranking(namespace: str, vector: Sequence[float], k: int, limit: int) -> Select:
-    """The topic channel in one statement (``note_id``, ``score``), best first.
-
-    The ``k`` topics of the newest generation nearest to ``vector`` by centroid; an active
-    note carrying their keywords scores, over those topics, the highest topic similarity x
-    (keywords of the topic it carries / the most any active note of the topic carries),
-    at least 0; ties go to the higher note id.
-
-    Note-keyword pairs come from the covering index; note status is probed only for the
-    members with the most keywords of each topic and for the best-scored notes.
-    """
-    newest = (
-        select(func.max(Topic.generation)).where(Topic.namespace == namespace).scalar_subquery()
-    )
-    distance = Topic.centroid.cosine_distance(vector_param(vector))
-    nearest = (
-        select(Topic.id, (1.0 - distance).label("similarity"))
-        .where(Topic.namespace == namespace, Topic.generation == newest)
-        .order_by(distance, Topic.id)
-        .limit(k)
-        .cte("nearest")
-    )
-    members = (
-        select(
-            nearest.c.id.label("topic_id"),
-            nearest.c.similarity,
-            NoteKeyword.note_id,
-            func.count().label("matches"),
-        )
-        .join(
-            TopicKeyword,
-            and_(TopicKeyword.namespace == namespace, TopicKeyword.topic_id == nearest.c.id),
-        )
-        .join(
-            NoteKeyword,
-            and_(
-                NoteKeyword.namespace == namespace,
-                NoteKeyword.keyword_id == TopicKeyword.keyword_id,
-            ),
-        )
-        .group_by(nearest.c.id, nearest.c.similarity, NoteKeyword.note_id)
-        .cte("members")
-    )
-    # each topic's members by matches, the sort fenced (OFFSET 0) so that status is
-    # probed in that order and only until the first active member
-    by_matches = (
-        select(members.c.note_id, members.c.matches)
-        .where(members.c.topic_id == nearest.c.id)
-        .order_by(members.c.matches.desc())
-        .offset(0)
-        .correlate(nearest)
-        .subquery("by_matches")
-    )
-    first_active = (
-        select(by_matches.c.matches)
-        .where(_is_active(namespace, by_matches.c.note_id))
-        .limit(1)
-        .lateral("first_active")
-    )
-    most = (
-        select(nearest.c.id.label("topic_id"), first_active.c.matches.label("most"))
-        .select_from(nearest)
-        .join(first_active, true(), isouter=True)
-        .cte("most")
-        .prefix_with("MATERIALIZED")
-    )
-    share = members.c.similarity * members.c.matches / most.c.most
-    score = func.greatest(func.max(share), 0.0).label("score")
-    scored = (
-        select(members.c.note_id, score)
-        .join(most, most.c.topic_id == members.c.topic_id)
-        .group_by(members.c.note_id)
-        .order_by(score.desc(), members.c.note_id.desc())
-        .subquery("scored")
-    )
-    return _active_best_first(namespace, scored, limit)
-
-
-def keyword_vectors_by_name(namespace: str, names: Sequence[str]) -> Select:
-    """(``name``, ``embedding``) of the given normalised keyword names."""
-    return select(Keyword.name, Keyword.embedding).where(
-        Keyword.namespace == namespace, Keyword.name.in_(list(names))
     )
 
 
@@ -368,16 +154,6 @@ def notes_by_keywords(
     )
 
 
-def edges_of_notes(namespace: str, note_ids: Sequence[int]) -> Select:
-    """Edges touching any of ``note_ids`` (either end)."""
-    ids = list(note_ids)
-    return (
-        select(Edge)
-        .where(Edge.namespace == namespace, or_(Edge.source_id.in_(ids), Edge.target_id.in_(ids)))
-        .order_by(Edge.strength.desc(), Edge.id)
-    )
-
-
 def topic_notes(
     namespace: str, topic_ids: Sequence[int], *, statuses: Sequence[str] = (ACTIVE,)
 ) -> Select:
@@ -396,42 +172,6 @@ def topic_notes(
         )
         .group_by(TopicKeyword.topic_id, Note.id)
         .order_by(TopicKeyword.topic_id, matches.desc(), Note.id)
-    )
-
-
-def notes_in_time_range(
-    namespace: str,
-    start: datetime,
-    end: datetime,
-    k: int,
-    *,
-    statuses: Sequence[str] = (ACTIVE,),
-) -> Select:
-    """Notes whose event time falls in ``[start, end)``, oldest first."""
-    return (
-        select(Note.id, Note.event_time)
-        .where(
-            Note.namespace == namespace,
-            Note.status.in_(statuses),
-            Note.event_time >= start,
-            Note.event_time < end,
-        )
-        .order_by(Note.event_time, Note.id)
-        .limit(k)
-    )
-
-
-def note_similarities(namespace: str, note_ids: Sequence[int], vector: Sequence[float]) -> Select:
-    """(``id``, ``distance``) to ``vector`` of the active notes among ``note_ids``."""
-    return select(Note.id, Note.embedding.cosine_distance(vector_param(vector))).where(
-        Note.namespace == namespace, Note.status == ACTIVE, Note.id.in_(list(note_ids))
-    )
-
-
-def note_summaries(namespace: str, note_ids: Sequence[int]) -> Select:
-    """(``id``, ``context``, ``keywords``, ``event_time``) of the notes ``note_ids``."""
-    return select(Note.id, Note.context, Note.keywords, Note.event_time).where(
-        Note.namespace == namespace, Note.id.in_(list(note_ids))
     )
 
 

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from langmemcore._errors import InvalidInputError, ObservationConflictError
 from langmemcore._namespace import encode_namespace
+from langmemcore.storage import channel_queries as cq
 from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
 from langmemcore.storage.database import Database
@@ -250,7 +251,7 @@ class Repository:
         self, namespace: Sequence[str], vector: Sequence[float], k: int
     ) -> list[Scored]:
         """Active notes by cosine similarity to ``vector``, best first."""
-        rows = await self.session.execute(q.nearest_notes(encode_namespace(namespace), vector, k))
+        rows = await self.session.execute(*cq.nearest_notes(encode_namespace(namespace), vector, k))
         return [Scored(i, 1.0 - d) for i, d in rows]
 
     async def nearest_notes_by_speakers(
@@ -259,8 +260,8 @@ class Repository:
         """Active notes said by one of ``speakers``, by cosine similarity, best first."""
         if not speakers:
             return []
-        stmt = q.nearest_notes_by_speakers(encode_namespace(namespace), vector, speakers, k)
-        return [Scored(i, 1.0 - d) for i, d in await self.session.execute(stmt)]
+        stmt = cq.nearest_notes_by_speakers(encode_namespace(namespace), vector, speakers, k)
+        return [Scored(i, 1.0 - d) for i, d in await self.session.execute(*stmt)]
 
     async def similarities(
         self, namespace: Sequence[str], note_ids: Sequence[int], vector: Sequence[float]
@@ -268,8 +269,8 @@ class Repository:
         """Cosine similarity of each active note in ``note_ids`` to ``vector``."""
         if not note_ids:
             return {}
-        stmt = q.note_similarities(encode_namespace(namespace), note_ids, vector)
-        return {i: 1.0 - d for i, d in await self.session.execute(stmt)}
+        stmt = cq.note_similarities(encode_namespace(namespace), note_ids, vector)
+        return {i: 1.0 - d for i, d in await self.session.execute(*stmt)}
 
     async def keyword_ranking(
         self,
@@ -284,8 +285,8 @@ class Repository:
         """
         if not vectors:
             return []
-        stmt = q.keyword_ranking(encode_namespace(namespace), vectors, k, min_similarity, limit)
-        return [int(i) for i, _score in await self.session.execute(stmt)]
+        stmt = cq.keyword_ranking(encode_namespace(namespace), vectors, k, min_similarity, limit)
+        return [int(i) for i, _score in await self.session.execute(*stmt)]
 
     async def keyword_vectors(
         self, namespace: Sequence[str], names: Sequence[str]
@@ -293,9 +294,9 @@ class Repository:
         """Stored embeddings of the keyword ``names`` the namespace has (others left out)."""
         if not names:
             return {}
-        stmt = q.keyword_vectors_by_name(encode_namespace(namespace), names)
+        stmt = cq.keyword_vectors_by_name(encode_namespace(namespace), names)
         return {
-            name: [float(x) for x in vector] for name, vector in await self.session.execute(stmt)
+            name: [float(x) for x in vector] for name, vector in await self.session.execute(*stmt)
         }
 
     async def topic_ranking(
@@ -304,8 +305,8 @@ class Repository:
         """The topic channel's ranking of active notes (see
         :func:`~langmemcore.storage.queries.topic_ranking`), best first.
         """
-        stmt = q.topic_ranking(encode_namespace(namespace), vector, k, limit)
-        return [int(i) for i, _score in await self.session.execute(stmt)]
+        stmt = cq.topic_ranking(encode_namespace(namespace), vector, k, limit)
+        return [int(i) for i, _score in await self.session.execute(*stmt)]
 
     async def notes_by_keywords(
         self, namespace: Sequence[str], names: Sequence[str]
@@ -329,8 +330,8 @@ class Repository:
         """Edges touching any of ``note_ids``, strongest first."""
         if not note_ids:
             return []
-        stmt = q.edges_of_notes(encode_namespace(namespace), note_ids)
-        return list(await self.session.scalars(stmt))
+        stmt = cq.edges_of_notes(encode_namespace(namespace), note_ids)
+        return list(await self.session.scalars(*stmt))
 
     async def nearest_topics(
         self, namespace: Sequence[str], vector: Sequence[float], k: int
@@ -367,11 +368,11 @@ class Repository:
         ns = encode_namespace(namespace)
         cap, total_cap = fq.DOCUMENT_FREQUENCY_CAP, fq.NOTE_COUNT_CAP
         stats = list(
-            await self.session.execute(fq.stored_lexeme_statistics(ns, query, cap, total_cap))
+            await self.session.execute(*fq.stored_lexeme_statistics(ns, query, cap, total_cap))
         )
         if not stats:
             stats = list(
-                await self.session.execute(fq.lexeme_statistics(ns, query, cap, total_cap))
+                await self.session.execute(*fq.lexeme_statistics(ns, query, cap, total_cap))
             )
         weighted = [(lex, bm25_idf(int(df), int(total))) for lex, df, total in stats if df]
         if not weighted:
@@ -379,7 +380,7 @@ class Repository:
         common = {lex for lex, df, total in stats if df and (df > 0.1 * total or df >= cap)}
         rare = [lex for lex, _w in weighted if lex not in common]
         candidates = rare or [max(weighted, key=lambda t: t[1])[0]]
-        rows = await self.session.execute(fq.fulltext_notes(ns, weighted, k, candidates))
+        rows = await self.session.execute(*fq.fulltext_notes(ns, weighted, k, candidates))
         return [Scored(i, float(r)) for i, r in rows]
 
     async def refresh_fulltext_statistics(self, namespace: Sequence[str]) -> None:
@@ -395,8 +396,8 @@ class Repository:
         self, namespace: Sequence[str], start: datetime, end: datetime, k: int
     ) -> list[int]:
         """Active notes with event time in ``[start, end)``, oldest first."""
-        stmt = q.notes_in_time_range(encode_namespace(namespace), start, end, k)
-        return [i for i, _t in await self.session.execute(stmt)]
+        stmt = cq.notes_in_time_range(encode_namespace(namespace), start, end, k)
+        return [i for i, _t in await self.session.execute(*stmt)]
 
     async def note_summaries(
         self, namespace: Sequence[str], note_ids: Sequence[int]
@@ -406,7 +407,7 @@ class Repository:
         """
         if not note_ids:
             return []
-        rows = await self.session.execute(q.note_summaries(encode_namespace(namespace), note_ids))
+        rows = await self.session.execute(*cq.note_summaries(encode_namespace(namespace), note_ids))
         by_id = {int(i): (int(i), c, list(k), t) for i, c, k, t in rows}
         return [by_id[i] for i in note_ids if i in by_id]
 

@@ -446,7 +446,7 @@ async def test_document_frequencies_are_counted_per_term(built: Built, database:
 
     async with Repository.open(database) as repo:
         rows = await repo.session.execute(
-            q.lexeme_statistics(".".join(built.namespace), "Melanie charity race")
+            *q.lexeme_statistics(".".join(built.namespace), "Melanie charity race")
         )
         stats = {lexeme: (df, total) for lexeme, df, total in rows}
     assert stats == {"melani": (3, 6), "chariti": (1, 6), "race": (1, 6)}
@@ -475,7 +475,7 @@ async def test_terms_counted_up_to_the_cap_no_longer_select_candidates(
         stats = {
             lexeme: (df, total)
             for lexeme, df, total in await repo.session.execute(
-                q.lexeme_statistics(".".join(ns), "falcon marmot", 2, 10)
+                *q.lexeme_statistics(".".join(ns), "falcon marmot", 2, 10)
             )
         }
     # 2 of 22 notes: below a tenth, so "falcon" selects candidates without the cap ...
@@ -496,11 +496,13 @@ async def test_stored_statistics_weigh_like_live_ones_and_newer_terms_count_live
     async with Repository.open(database) as repo:
         for t, v in zip(texts, embeddings.embed_documents(texts), strict=True):
             await repo.insert_note(ns, context=t, embedding=v, keywords=[], source_ids=[])
-        assert not list(await repo.session.execute(q.stored_lexeme_statistics(".".join(ns), query)))
+        assert not list(
+            await repo.session.execute(*q.stored_lexeme_statistics(".".join(ns), query))
+        )
         live_ranking = await repo.fulltext_notes(ns, query, 10)
         await repo.refresh_fulltext_statistics(ns)
-        live = set(await repo.session.execute(q.lexeme_statistics(".".join(ns), query)))
-        stored = set(await repo.session.execute(q.stored_lexeme_statistics(".".join(ns), query)))
+        live = set(await repo.session.execute(*q.lexeme_statistics(".".join(ns), query)))
+        stored = set(await repo.session.execute(*q.stored_lexeme_statistics(".".join(ns), query)))
         assert stored == live
         assert live >= {("falcon", 2, 14), ("weather", 13, 14), ("zeppelin", 0, 14)}
         assert await repo.fulltext_notes(ns, query, 10) == live_ranking
@@ -511,7 +513,7 @@ async def test_stored_statistics_weigh_like_live_ones_and_newer_terms_count_live
         stats = {
             lexeme: (df, total)
             for lexeme, df, total in await repo.session.execute(
-                q.stored_lexeme_statistics(".".join(ns), query)
+                *q.stored_lexeme_statistics(".".join(ns), query)
             )
         }
         found = await repo.fulltext_notes(ns, "zeppelin", 5)

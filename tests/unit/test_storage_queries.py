@@ -9,16 +9,20 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql
 
 from langmemcore import InvalidInputError
+from langmemcore.storage import channel_queries as cq
 from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
 from langmemcore.storage.evidence_queries import decode_vector, evidence_rows
 from langmemcore.storage.models import Item
+from langmemcore.storage.prepared import Prepared
 from langmemcore.storage.repository import content_hash, validate_text
 
 VECTOR = [0.1, 0.2, 0.3]
 
 
 def sql(stmt: object) -> str:
+    if isinstance(stmt, Prepared):
+        stmt = stmt.statement
     return str(stmt.compile(dialect=postgresql.dialect()))  # type: ignore[attr-defined]
 
 
@@ -27,43 +31,58 @@ def where_clause(stmt: object) -> str:
     return text.split("WHERE", 1)[1]
 
 
+def own_where_clause(stmt: object) -> str:
+    """The statement's own WHERE clause (not a sub-query's or a CTE's)."""
+    if isinstance(stmt, Prepared):
+        stmt = stmt.statement
+    own = getattr(stmt, "whereclause", None)
+    return "" if own is None else str(own.compile(dialect=postgresql.dialect()))
+
+
 @pytest.mark.parametrize(
     "stmt",
     [
-        q.nearest_notes("ns", VECTOR, 5),
+        cq.nearest_notes("ns", VECTOR, 5),
         q.nearest_keywords("ns", VECTOR, 5),
         q.notes_by_keywords("ns", ["paris"]),
-        q.edges_of_notes("ns", [1]),
+        cq.edges_of_notes("ns", [1]),
         q.topic_notes("ns", [1]),
-        q.topic_ranking("ns", VECTOR, 3, 60),
-        q.keyword_ranking("ns", [VECTOR, VECTOR], 10, 0.5, 60),
+        cq.topic_ranking("ns", VECTOR, 3, 60),
+        cq.keyword_ranking("ns", [VECTOR, VECTOR], 10, 0.5, 60),
         fq.fulltext_notes("ns", [("pari", 1.2), ("trip", 0.4)], 5),
         fq.lexeme_statistics("ns", "paris trip"),
         fq.stored_lexeme_statistics("ns", "paris trip"),
         evidence_rows("ns", [1, 2]),
-        q.nearest_notes_by_speakers("ns", VECTOR, ["Caroline"], 5),
-        q.note_similarities("ns", [1, 2], VECTOR),
-        q.notes_in_time_range(
+        cq.nearest_notes_by_speakers("ns", VECTOR, ["Caroline"], 5),
+        cq.note_similarities("ns", [1, 2], VECTOR),
+        cq.notes_in_time_range(
             "ns", datetime(2023, 1, 1, tzinfo=UTC), datetime(2023, 2, 1, tzinfo=UTC), 5
         ),
         q.notes_by_ids("ns", [1]),
-        q.note_summaries("ns", [1]),
-        q.keyword_vectors_by_name("ns", ["paris"]),
+        cq.note_summaries("ns", [1]),
+        cq.keyword_vectors_by_name("ns", ["paris"]),
         q.sources_of_notes("ns", [1]),
         q.observation_by_key("ns", "k"),
         q.keyword_ids_by_name("ns", ["paris"]),
     ],
 )
 def test_every_read_filters_by_namespace_first(stmt: object) -> None:
-    assert where_clause(stmt).strip().split()[0].endswith(".namespace")
+    first = {where_clause(stmt).split()[0], *own_where_clause(stmt).split()[:1]}
+    assert any(column.endswith(".namespace") for column in first)
 
 
 def test_nearest_notes_orders_by_cosine_distance_and_limits() -> None:
-    text = sql(q.nearest_notes("ns", VECTOR, 7))
+    text = sql(cq.nearest_notes("ns", VECTOR, 7))
     assert "<=>" in text
     assert "ORDER BY distance" in text
     assert "LIMIT" in text
-    assert "notes.status IN" in text
+    assert "notes.status = ANY" in text
+    assert cq.nearest_notes("ns", VECTOR, 7).params == {
+        "namespace": "ns",
+        "vector": tuple(VECTOR),
+        "k": 7,
+        "statuses": ["active"],
+    }
 
 
 def test_prefix_filter_requires_a_dot_after_the_prefix() -> None:
@@ -113,28 +132,25 @@ def test_bm25_idf_prefers_rare_terms() -> None:
 
 
 def test_fulltext_quotes_lexemes_safely() -> None:
-    compiled = fq.fulltext_notes("ns", [("o'neil", 1.0), ("a\\b", 0.5)], 5).compile(
-        dialect=postgresql.dialect()
-    )
-    assert compiled.params["any"] == "'o''neil' | 'a\\\\b'"
+    prepared = fq.fulltext_notes("ns", [("o'neil", 1.0), ("a\\b", 0.5)], 5)
+    assert prepared.params["any"] == "'o''neil' | 'a\\\\b'"
+    assert prepared.params["lexemes"] == ["'o''neil'", "'a\\\\b'"]
 
 
 def test_vectors_given_as_tuples_are_formatted_like_pgvector_once() -> None:
     from pgvector.sqlalchemy import Vector
 
-    from langmemcore.storage.models import EmbeddingVector, _vector_text, vector_param
+    from langmemcore.storage.models import EmbeddingVector, vector_param, vector_text
 
     ours = EmbeddingVector().bind_processor(postgresql.dialect())
     theirs = Vector().bind_processor(postgresql.dialect())
     values = [0.125, -0.5, 3.0, 1e-7]
     assert ours(vector_param(values)) == theirs(values) == ours(values)
     assert ours(None) is None
-    before = _vector_text.cache_info().hits
+    before = vector_text.cache_info().hits
     ours(vector_param([0.125, -0.5, 3.0, 1e-7]))
-    assert _vector_text.cache_info().hits == before + 1
-    stmt = q.nearest_notes("ns", values, 3)
-    bound = [p.value for p in stmt.compile(dialect=postgresql.dialect()).binds.values()]
-    assert vector_param(values) in bound
+    assert vector_text.cache_info().hits == before + 1
+    assert cq.nearest_notes("ns", values, 3).params["vector"] == vector_param(values)
 
 
 def test_stored_statistics_are_scoped_and_capped_like_live_ones() -> None:
@@ -153,3 +169,12 @@ def test_binary_vectors_decode_to_their_floats() -> None:
     floats = [0.5, -1.25, 3.0]
     packed = struct.pack(">hh3f", 3, 0, *floats)
     assert decode_vector(packed).tolist() == floats
+
+
+def test_prepared_statements_are_built_once_per_shape() -> None:
+    first = cq.keyword_ranking("a", [VECTOR], 10, 0.5, 60)
+    second = cq.keyword_ranking("b", [VECTOR, VECTOR, VECTOR], 5, 0.7, 20)
+    assert first.statement is second.statement
+    assert second.params["namespace"] == "b" and len(second.params["vectors"]) == 3
+    lexemes = fq.fulltext_notes("a", [("pari", 1.0)], 5).statement
+    assert fq.fulltext_notes("a", [("x", 1.0), ("y", 2.0)], 9).statement is lexemes
