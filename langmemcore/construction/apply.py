@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 
 from langmemcore.construction.gate import Decision, NoteDraft
 from langmemcore.construction.ingest import ObservationIn
+from langmemcore.storage.construction_queries import LOCK_NAMESPACE
 from langmemcore.storage.models import Note, NoteSource
 from langmemcore.storage.repository import Repository
 
@@ -61,10 +62,7 @@ class MergePlan:
 
 async def lock_namespace(repo: Repository, namespace: Sequence[str]) -> None:
     """Serialise construction within a namespace until the transaction ends."""
-    await repo.session.execute(
-        text("SELECT pg_advisory_xact_lock(hashtextextended(:ns, 0))"),
-        {"ns": ".".join(namespace)},
-    )
+    await repo.session.execute(LOCK_NAMESPACE, {"ns": ".".join(namespace)})
 
 
 def note_snapshot(note: Note, source_ids: Sequence[int]) -> dict[str, Any]:

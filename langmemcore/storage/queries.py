@@ -7,30 +7,21 @@ database; :mod:`langmemcore.storage.repository` executes them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
     Delete,
-    Insert,
     Select,
-    Text,
-    cast,
     delete,
     func,
-    insert,
     or_,
     select,
 )
-from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from langmemcore._namespace import like_prefix_pattern
 from langmemcore.storage.models import (
-    Edge,
     Keyword,
-    Lineage,
     Note,
     NoteKeyword,
     NoteSource,
@@ -43,11 +34,7 @@ from langmemcore.storage.models import (
 __all__ = [
     "ACTIVE",
     "delete_note_sources",
-    "gate_candidates",
-    "insert_observation",
     "keyword_ids_by_name",
-    "insert_edges",
-    "insert_lineages",
     "namespace_prefix_filter",
     "nearest_keywords",
     "nearest_topics",
@@ -56,7 +43,6 @@ __all__ = [
     "observation_by_key",
     "sources_of_notes",
     "topic_notes",
-    "upsert_keywords",
 ]
 
 ACTIVE = "active"
@@ -68,33 +54,6 @@ def namespace_prefix_filter(column: Any, prefix_text: str) -> ColumnElement[bool
     ``('a',)`` never matches ``('ab',)``: the prefix must be followed by a ``"."``.
     """
     return or_(column == prefix_text, column.like(like_prefix_pattern(prefix_text), escape="\\"))
-
-
-def insert_observation(
-    namespace: str,
-    key: str,
-    content: str,
-    content_hash: str,
-    *,
-    speaker: str | None,
-    event_time: datetime | None,
-    metadata: dict[str, Any],
-) -> Insert:
-    """Insert an observation unless (namespace, key) exists; returns the new id."""
-    return (
-        pg_insert(Observation)
-        .values(
-            namespace=namespace,
-            key=key,
-            content=content,
-            content_hash=content_hash,
-            speaker=speaker,
-            event_time=event_time,
-            meta=metadata,
-        )
-        .on_conflict_do_nothing(constraint="uq_observations_namespace_key")
-        .returning(Observation.id)
-    )
 
 
 def observation_by_key(namespace: str, key: str) -> Select:
@@ -198,76 +157,4 @@ def delete_note_sources(namespace: str, note_id: int) -> Delete:
     """Remove every source link of one note."""
     return delete(NoteSource).where(
         NoteSource.namespace == namespace, NoteSource.note_id == note_id
-    )
-
-
-def upsert_keywords(namespace: str, rows: Sequence[tuple[str, Sequence[float]]]) -> Select:
-    """Insert the keywords that do not exist yet and return (``id``, ``name``) of all of
-    them, new and existing, in one statement.
-    """
-    inserted = (
-        pg_insert(Keyword)
-        .values(
-            [{"namespace": namespace, "name": n, "embedding": vector_param(v)} for n, v in rows]
-        )
-        .on_conflict_do_nothing(constraint="uq_keywords_namespace_name")
-        .returning(Keyword.id, Keyword.name)
-        .cte("inserted")
-    )
-    existing = select(Keyword.id, Keyword.name).where(
-        Keyword.namespace == namespace, Keyword.name.in_([n for n, _ in rows])
-    )
-    return select(inserted.c.id, inserted.c.name).union_all(existing)  # type: ignore[return-value]
-
-
-def insert_lineages() -> Insert:
-    """Insert lineage rows (executemany); returns their ids in parameter order."""
-    return insert(Lineage).returning(Lineage.id, sort_by_parameter_order=True)
-
-
-def insert_edges() -> Insert:
-    """Insert edges (executemany); returns (``id``, ``target_id``) in parameter order."""
-    return insert(Edge).returning(Edge.id, Edge.target_id, sort_by_parameter_order=True)
-
-
-def gate_candidates(
-    namespace: str,
-    vector: Sequence[float],
-    keywords: Sequence[str],
-    *,
-    k: int,
-    keyword_k: int,
-) -> Select:
-    """Candidate notes for the gate: the ``k`` nearest active notes plus the ``keyword_k``
-    newest active notes sharing a keyword; with similarity and source count.
-    """
-    nearest = (
-        select(Note.id)
-        .where(Note.namespace == namespace, Note.status == ACTIVE)
-        .order_by(Note.embedding.cosine_distance(vector_param(vector)), Note.id)
-        .limit(k)
-    )
-    ids = nearest
-    if keywords:
-        sharing = (
-            select(Note.id)
-            .where(
-                Note.namespace == namespace,
-                Note.status == ACTIVE,
-                Note.keywords.overlap(cast(list(keywords), ARRAY(Text))),
-            )
-            .order_by(Note.id.desc())
-            .limit(keyword_k)
-        )
-        ids = nearest.union(sharing)  # type: ignore[assignment]
-    sources = (
-        select(func.count())
-        .where(NoteSource.namespace == namespace, NoteSource.note_id == Note.id)
-        .scalar_subquery()
-    )
-    similarity = (1.0 - Note.embedding.cosine_distance(vector_param(vector))).label("similarity")
-    return (
-        select(Note.id, Note.context, Note.keywords, similarity, sources.label("sources"))
-        .where(Note.namespace == namespace, Note.id.in_(ids.subquery().select()))
-        .order_by(similarity.desc(), Note.id)
     )

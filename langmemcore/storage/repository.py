@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from langmemcore._errors import InvalidInputError, ObservationConflictError
 from langmemcore._namespace import encode_namespace
 from langmemcore.storage import channel_queries as cq
+from langmemcore.storage import construction_queries as cw
 from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
 from langmemcore.storage.database import Database
@@ -32,7 +33,6 @@ from langmemcore.storage.models import (
     Observation,
     vector_param,
 )
-from langmemcore.storage.note_writes import insert_active_edges, insert_note_with_links
 
 __all__ = [
     "DEFAULT_MAX_OBSERVATION_CHARS",
@@ -164,7 +164,7 @@ class Repository:
             raise InvalidInputError("observation key must be a non-empty string")
         digest = content_hash(content)
         new_id = await self.session.scalar(
-            q.insert_observation(
+            *cw.insert_observation(
                 ns,
                 key,
                 content,
@@ -217,8 +217,8 @@ class Repository:
             "confidence": confidence,
             "origin": origin,
         }
-        stmt = insert_note_with_links(ns, values, source_ids, keyword_ids)
-        return int((await self.session.execute(stmt)).scalar_one())
+        stmt = cw.insert_note_with_links(ns, values, source_ids, keyword_ids)
+        return int((await self.session.execute(*stmt)).scalar_one())
 
     async def upsert_keywords(
         self, namespace: Sequence[str], rows: Sequence[tuple[str, Sequence[float]]]
@@ -226,8 +226,8 @@ class Repository:
         """Ensure keywords exist; returns name -> id for every name in ``rows``."""
         if not rows:
             return {}
-        stmt = q.upsert_keywords(encode_namespace(namespace), rows)
-        return {name: kid for kid, name in await self.session.execute(stmt)}
+        stmt = cw.upsert_keywords(encode_namespace(namespace), rows)
+        return {name: kid for kid, name in await self.session.execute(*stmt)}
 
     async def attach_keywords(
         self, namespace: Sequence[str], note_id: int, keyword_ids: Sequence[int]
@@ -463,12 +463,12 @@ class Repository:
         keyword_k: int,
     ) -> list[tuple[int, str, list[str], float, int]]:
         """(id, context, keywords, similarity, source count) of the gate's candidates."""
-        stmt = q.gate_candidates(
+        stmt = cw.gate_candidates(
             encode_namespace(namespace), vector, keywords, k=k, keyword_k=keyword_k
         )
         return [
             (i, c, list(kw), float(s), int(n))
-            for i, c, kw, s, n in await self.session.execute(stmt)
+            for i, c, kw, s, n in await self.session.execute(*stmt)
         ]
 
     async def observation(self, namespace: Sequence[str], key: str) -> Observation | None:
@@ -486,8 +486,8 @@ class Repository:
         """
         if not links:
             return []
-        stmt = insert_active_edges(encode_namespace(namespace), source_id, links)
-        return [(int(i), int(t)) for i, t in await self.session.execute(stmt)]
+        stmt = cw.insert_active_edges(encode_namespace(namespace), source_id, links)
+        return [(int(i), int(t)) for i, t in await self.session.execute(*stmt)]
 
     async def append_lineages(
         self, namespace: Sequence[str], rows: Sequence[dict[str, Any]]
@@ -499,21 +499,8 @@ class Repository:
         """
         if not rows:
             return []
-        ns = encode_namespace(namespace)
-        full = [
-            {
-                "namespace": ns,
-                "observation_id": None,
-                "note_id": None,
-                "before": None,
-                "after": None,
-                "reason": None,
-                **row,
-            }
-            for row in rows
-        ]
-        created = await self.session.execute(q.insert_lineages(), full)
-        return [int(i) for i in created.scalars()]
+        stmt = cw.insert_lineages(encode_namespace(namespace), rows)
+        return sorted(int(i) for i in (await self.session.execute(*stmt)).scalars())
 
     async def observation_hashes(
         self, namespace: Sequence[str], keys: Sequence[str]

@@ -10,6 +10,7 @@ from sqlalchemy.dialects import postgresql
 
 from langmemcore import InvalidInputError
 from langmemcore.storage import channel_queries as cq
+from langmemcore.storage import construction_queries as cw
 from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
 from langmemcore.storage.evidence_queries import decode_vector, evidence_rows
@@ -96,7 +97,7 @@ def test_prefix_filter_requires_a_dot_after_the_prefix() -> None:
 
 
 def test_observation_insert_is_idempotent_on_namespace_and_key() -> None:
-    stmt = q.insert_observation(
+    stmt = cw.insert_observation(
         "ns", "k", "hello", content_hash("hello"), speaker=None, event_time=None, metadata={}
     )
     text = sql(stmt)
