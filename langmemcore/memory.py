@@ -7,10 +7,10 @@ twins (``ingest``, ``ingest_many``, ...) run them through the one loop bridge.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -24,7 +24,12 @@ from langmemcore.config import ConstructionConfig, RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
 from langmemcore.construction.gate import NoteDraft
 from langmemcore.construction.graph import ConstructionContext, build_construction_graph
-from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
+from langmemcore.construction.ingest import (
+    KeywordEmbedder,
+    ObservationIn,
+    bulk_batches,
+    make_drafts,
+)
 from langmemcore.construction.repair import RepairReport, forget_observation
 from langmemcore.construction.topics import TopicSummary, evolve_topics
 from langmemcore.construction.undo import undo_lineage, unmerge_note
@@ -42,6 +47,9 @@ from langmemcore.storage.repository import (
 )
 
 __all__ = ["IngestReport", "Memory"]
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -186,10 +194,15 @@ class Memory(FormalMemory):
             if wait_for_topics:
                 await self.aevolve_topics(ns)
             else:
-                task = asyncio.get_running_loop().create_task(self.aevolve_topics(ns))
-                self._background.add(task)
-                task.add_done_callback(self._background.discard)
+                self._in_background(self.aevolve_topics(ns))
         return result
+
+    def _in_background(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        """Run ``work`` as a task that :meth:`aflush` waits for."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
 
     async def aingest_many(
         self,
@@ -202,13 +215,15 @@ class Memory(FormalMemory):
         """Remember many observations in order, batching embeddings.
 
         Gives the same memory as calling :meth:`aingest` for each observation in the same
-        order; topic evolution runs in-line whenever it is due and once at the end. The
+        order. Topic evolution runs in the background whenever it is due (one run at a
+        time, as for :meth:`aingest`), and once more at the end, after those runs. The
         next batch is drafted and embedded while the current one is applied.
 
         Args:
             namespace: Where to remember them.
             observations: The observations, in event order.
-            batch_size: Observations drafted (and embedded) per batch.
+            batch_size: Observations drafted (and embedded) per batch; the first batches
+                are smaller (8, 16, 32, ...) so that applying starts early.
             progress: ``True`` for a progress bar on stderr, or a ``(done, total)`` callback.
         """
         ns = validate_namespace(namespace)
@@ -216,19 +231,20 @@ class Memory(FormalMemory):
         for item in items:
             validate_text(item.text, max_chars=self.config.max_observation_chars)
         report = progress_callback(progress, "ingest")
-        batches = [items[s : s + batch_size] for s in range(0, len(items), batch_size)]
+        batches = bulk_batches(len(items), batch_size)
         first_seen = {o.key: i for i, o in reversed(list(enumerate(items)))}
         results: list[ApplyResult] = []
         topics: list[TopicSummary] = []
+        evolving: list[asyncio.Task[TopicSummary]] = []
         applied: dict[str, str] = {}
-        ahead = self._draft_ahead(ns, batches, 0, first_seen, batch_size)
+        ahead = self._draft_ahead(ns, items, batches, 0, first_seen)
         try:
             for index, batch in enumerate(batches):
                 assert ahead is not None
                 stored, drafts = await ahead
-                ahead = self._draft_ahead(ns, batches, index + 1, first_seen, batch_size)
+                ahead = self._draft_ahead(ns, items, batches, index + 1, first_seen)
                 done = len(results)
-                for observation in batch:
+                for observation in (items[i] for i in batch):
                     known = stored.get(observation.key) or applied.get(observation.key)
                     if known is not None:
                         results.append(self._unchanged(ns, observation, known))
@@ -245,14 +261,16 @@ class Memory(FormalMemory):
                         )
                         results.append(state["result"])
                         applied[observation.key] = content_hash(observation.text)
-                        if await self._topics_due(ns, state["result"]):
-                            topics.append(await self.aevolve_topics(ns))
+                        due = await self._topics_due(ns, state["result"])
+                        if due and (not evolving or evolving[-1].done()):
+                            evolving.append(self._in_background(self.aevolve_topics(ns)))
                     if report:
                         report(len(results), len(items))
                 await self._after_write(ns, results[done:])
         finally:
             if ahead is not None:
                 ahead.cancel()
+        topics.extend(await asyncio.gather(*evolving))
         if any(r.operation != "unchanged" for r in results):
             topics.append(await self.aevolve_topics(ns))
         return IngestReport(tuple(results), tuple(topics))
@@ -260,10 +278,10 @@ class Memory(FormalMemory):
     def _draft_ahead(
         self,
         namespace: tuple[str, ...],
-        batches: list[list[ObservationIn]],
+        items: list[ObservationIn],
+        batches: list[range],
         index: int,
         first_seen: dict[str, int],
-        batch_size: int,
     ) -> asyncio.Task[tuple[dict[str, str], dict[str, NoteDraft]]] | None:
         """Start preparing batch ``index`` while the caller applies the one before it, so
         embedding (in a worker thread) overlaps the database work. Keys seen earlier in
@@ -271,8 +289,7 @@ class Memory(FormalMemory):
         """
         if index >= len(batches):
             return None
-        offset = index * batch_size
-        batch = [o for i, o in enumerate(batches[index], offset) if first_seen[o.key] == i]
+        batch = [items[i] for i in batches[index] if first_seen[items[i].key] == i]
         return asyncio.get_running_loop().create_task(self._prepare_batch(namespace, batch))
 
     async def _prepare_batch(

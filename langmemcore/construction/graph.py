@@ -1,5 +1,8 @@
 """The construction graph: ``ingest -> gate -> (merge | link | append) -> [evolve_topics]``.
 
+Bulk ingest, which drafts observations ahead and checks their keys itself, enters at the
+gate.
+
 A LangGraph ``StateGraph`` whose dependencies (database, embedder, LLM, settings) arrive
 through LangGraph's runtime context (:class:`ConstructionContext`). One invocation
 processes one observation; its writes happen in one transaction in the apply node.
@@ -170,6 +173,13 @@ async def gate(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
     return {"candidates": candidates, "gate": result}
 
 
+def route_at_start(state: ConstructionState) -> Literal["ingest", "gate"]:
+    """Go straight to the gate when the caller drafted a key it knows to be new (bulk
+    ingest); otherwise ingest (duplicate check and drafting) first.
+    """
+    return "gate" if state.get("known_new") and "draft" in state else "ingest"
+
+
 def route_after_ingest(state: ConstructionState) -> Literal["gate", "__end__"]:
     """Stop when the observation was already ingested."""
     return "__end__" if "result" in state else "gate"
@@ -249,7 +259,7 @@ def build_construction_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_node("link", link)
     graph.add_node("append", append)
     graph.add_node("evolve_topics", evolve)
-    graph.add_edge(START, "ingest")
+    graph.add_conditional_edges(START, route_at_start)
     graph.add_conditional_edges("ingest", route_after_ingest)
     graph.add_conditional_edges("gate", route_after_gate)
     for node in ("merge", "link", "append"):

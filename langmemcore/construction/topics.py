@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import igraph as ig
 import leidenalg
 import numpy as np
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import aliased
 
 from langmemcore.storage.models import Keyword, Note, NoteKeyword, Topic, TopicKeyword
@@ -193,26 +194,35 @@ async def evolve_topics(
     for a, b, w in edges:
         degree[a] += w
         degree[b] += w
-    labels = []
+    labels: list[str] = []
+    new_topics: list[dict[str, Any]] = []
     for community in communities:
         centroid = np.mean([info[n][1] for n in community], axis=0)
         centroid /= np.linalg.norm(centroid) or 1.0
         top = sorted(community, key=lambda n: (-degree[n], info[n][0]))[:3]
-        label = ", ".join(info[n][0] for n in top)
-        topic = Topic(
-            namespace=ns,
-            label=label,
-            centroid=centroid.tolist(),
-            generation=generation,
-            size=len(community),
+        labels.append(", ".join(info[n][0] for n in top))
+        new_topics.append(
+            {
+                "namespace": ns,
+                "label": labels[-1],
+                "centroid": centroid.tolist(),
+                "generation": generation,
+                "size": len(community),
+            }
         )
-        repo.session.add(topic)
-        await repo.session.flush()
-        repo.session.add_all(
-            TopicKeyword(namespace=ns, topic_id=topic.id, keyword_id=n) for n in community
+    if new_topics:
+        # one statement for the topics and one for their keywords
+        ids = await repo.session.scalars(
+            insert(Topic).returning(Topic.id, sort_by_parameter_order=True), new_topics
         )
-        labels.append(label)
-    await repo.session.flush()
+        await repo.session.execute(
+            insert(TopicKeyword),
+            [
+                {"namespace": ns, "topic_id": topic_id, "keyword_id": n}
+                for topic_id, community in zip(ids, communities, strict=True)
+                for n in community
+            ],
+        )
     await repo.refresh_fulltext_statistics(namespace)
     await repo.append_lineage(
         namespace,

@@ -29,3 +29,14 @@ def test_passes_cover_every_index_once_in_order() -> None:
 
 def test_a_very_long_text_gets_its_own_pass() -> None:
     assert [len(p) for p in token_batches([50_000, 10], 16)] == [1, 1]
+
+
+def test_bulk_ingest_batches_double_up_to_the_batch_size_and_cover_everything() -> None:
+    from langmemcore.construction.ingest import bulk_batches
+
+    batches = bulk_batches(300, 64)
+    assert [len(b) for b in batches] == [8, 16, 32, 64, 64, 64, 52]
+    assert [i for b in batches for i in b] == list(range(300))
+    assert bulk_batches(5, 64) == [range(0, 5)]
+    assert bulk_batches(0, 64) == []
+    assert [len(b) for b in bulk_batches(10, 4)] == [4, 4, 2]
