@@ -13,11 +13,13 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from langmemcore._namespace import encode_namespace
 from langmemcore.construction.gate import Decision, NoteDraft
 from langmemcore.construction.ingest import ObservationIn
+from langmemcore.storage.append_queries import append_observation
 from langmemcore.storage.construction_queries import LOCK_NAMESPACE
 from langmemcore.storage.models import Note, NoteSource
-from langmemcore.storage.repository import Repository
+from langmemcore.storage.repository import Repository, checked_observation
 
 __all__ = ["ApplyResult", "apply_observation", "lock_namespace", "note_snapshot"]
 
@@ -141,6 +143,69 @@ async def _try_merge(
     return note.id, lineage
 
 
+async def _append(
+    repo: Repository,
+    namespace: Sequence[str],
+    observation: ObservationIn,
+    draft: NoteDraft,
+    links: Sequence[Decision],
+    keyword_vectors: dict[str, list[float]],
+    max_chars: int,
+    reason: str,
+) -> ApplyResult:
+    """Store the observation and append its note with its links and lineage, in one
+    statement (see :mod:`~langmemcore.storage.append_queries`).
+    """
+    digest = checked_observation(observation.key, observation.text, max_chars=max_chars)
+    stmt = append_observation(
+        encode_namespace(namespace),
+        observation={
+            "key": observation.key,
+            "content": observation.text,
+            "content_hash": digest,
+            "speaker": observation.speaker,
+            "event_time": observation.event_time,
+            "meta": observation.metadata,
+        },
+        note={
+            "context": draft.context,
+            "embedding": draft.embedding,
+            "keywords": draft.keywords,
+            "speakers": [draft.speaker.lower()] if draft.speaker else [],
+            "event_time": draft.event_time,
+            "confidence": 0.5,
+            "origin": draft.origin,
+        },
+        keywords=[(k, keyword_vectors[k]) for k in draft.keywords],
+        links=[_link_row(link) for link in links],
+        reason=reason,
+    )
+    row = (await repo.session.execute(*stmt)).first()
+    if row is None:
+        record = await repo.insert_observation(
+            namespace, observation.key, observation.text, max_chars=max_chars
+        )
+        return ApplyResult("unchanged", record.id, None, (), (), "already ingested")
+    return ApplyResult(
+        "append",
+        row.observation_id,
+        row.note_id,
+        tuple(row.edge_ids),
+        tuple(row.lineage_ids),
+        reason,
+    )
+
+
+def _link_row(link: Decision) -> dict[str, Any]:
+    return {
+        "target_id": link.note_id,
+        "relation": link.relation,
+        "strength": link.strength,
+        "tag": link.tag,
+        "reason": link.reason,
+    }
+
+
 async def apply_observation(
     repo: Repository,
     namespace: Sequence[str],
@@ -172,6 +237,10 @@ async def apply_observation(
         What happened; ``"unchanged"`` when the key was already ingested.
     """
     await lock_namespace(repo, namespace)
+    if merge is None:
+        return await _append(
+            repo, namespace, observation, draft, links, keyword_vectors, max_chars, reason
+        )
     record = await repo.insert_observation(
         namespace,
         observation.key,

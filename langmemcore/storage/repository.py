@@ -37,6 +37,7 @@ from langmemcore.storage.models import (
 __all__ = [
     "DEFAULT_MAX_OBSERVATION_CHARS",
     "bm25_idf",
+    "checked_observation",
     "ObservationRecord",
     "Repository",
     "Scored",
@@ -103,6 +104,19 @@ def bm25_idf(document_frequency: int, total: int) -> float:
     return math.log(1.0 + (total - document_frequency + 0.5) / (document_frequency + 0.5))
 
 
+def checked_observation(key: object, content: object, *, max_chars: int) -> str:
+    """Refuse an observation that cannot be stored; returns its content hash.
+
+    Raises:
+        InvalidInputError: Empty, oversized or unstorable text (see
+            :func:`validate_text`), or an empty key.
+    """
+    text = validate_text(content, max_chars=max_chars)
+    if not isinstance(key, str) or not key:
+        raise InvalidInputError("observation key must be a non-empty string")
+    return content_hash(text)
+
+
 def validate_text(text: object, *, max_chars: int, what: str = "observation") -> str:
     """Refuse text that cannot be stored whole.
 
@@ -159,10 +173,7 @@ class Repository:
             ObservationConflictError: The key exists with different content.
         """
         ns = encode_namespace(namespace)
-        validate_text(content, max_chars=max_chars)
-        if not isinstance(key, str) or not key:
-            raise InvalidInputError("observation key must be a non-empty string")
-        digest = content_hash(content)
+        digest = checked_observation(key, content, max_chars=max_chars)
         new_id = await self.session.scalar(
             *cw.insert_observation(
                 ns,
