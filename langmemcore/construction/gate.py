@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from langmemcore.config import ConstructionConfig
-from langmemcore.text import content_terms
+from langmemcore.text import content_term_set, content_terms
 
 __all__ = [
     "Candidate",
@@ -154,8 +154,8 @@ def detect_relation(draft_context: str, candidate_context: str, strength: float)
     """Classify the relation: ``conflicts`` (opposite polarity over shared content),
     ``supports`` (near-paraphrase) or ``related_to``.
     """
-    terms_a = set(content_terms(draft_context))
-    terms_b = set(content_terms(candidate_context))
+    terms_a = content_term_set(draft_context)
+    terms_b = content_term_set(candidate_context)
     shared = len(terms_a & terms_b) / max(1, min(len(terms_a), len(terms_b)))
     if shared >= 0.5 and _polarity(draft_context) != _polarity(candidate_context):
         return "conflicts"

@@ -11,7 +11,7 @@ from datetime import datetime
 from langmemcore.retrieval.fusion import Fused, diversify
 from langmemcore.storage.evidence_queries import decode_vector, evidence_rows
 from langmemcore.storage.repository import Repository
-from langmemcore.text import content_terms
+from langmemcore.text import content_term_set, content_terms
 
 __all__ = ["RetrievedNote", "SourceRef", "estimate_tokens", "order_sources", "pack_notes"]
 
@@ -58,7 +58,7 @@ class RetrievedNote:
 
 def order_sources(sources: Sequence[SourceRef], query_terms: set[str]) -> tuple[SourceRef, ...]:
     """Sources sharing more content terms with the query first; event order otherwise."""
-    overlap = [len(query_terms & set(content_terms(s.text))) for s in sources]
+    overlap = [len(query_terms & content_term_set(s.text)) for s in sources]
     order = sorted(range(len(sources)), key=lambda i: (-overlap[i], i))
     return tuple(sources[i] for i in order)
 

@@ -25,7 +25,7 @@ from langmemcore.prompts.sufficiency import (
     render_sufficiency_prompt,
 )
 from langmemcore.retrieval.channels import QueryPlan
-from langmemcore.text import content_terms
+from langmemcore.text import content_term_set
 
 __all__ = ["EvidenceNote", "Verdict", "judge_offline", "judge_with_llm"]
 
@@ -71,7 +71,7 @@ def judge_offline(
     covered: set[str] = set()
     for note in evidence:
         covered.update(note.keywords)
-        covered.update(content_terms(note.context))
+        covered.update(content_term_set(note.context))
     missing = [k for k in plan.keywords if k not in covered and not set(k.split()) <= covered]
     days = {n.event_day for n in evidence if n.event_day}
     if plan.times and not any(

@@ -29,7 +29,6 @@ from sqlalchemy import (
     Text,
     func,
 )
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -59,13 +58,12 @@ TSVECTOR_EXPRESSION = "to_tsvector('english'::regconfig, context)"
 """Expression of the generated full-text column of notes (GIN indexed)."""
 
 
-_FORMAT = Vector().bind_processor(postgresql.dialect())
-
-
 @lru_cache(maxsize=8192)
 def vector_text(value: tuple[float, ...]) -> str:
-    """A vector in pgvector's text form (cached: the same vector is bound many times)."""
-    return str(_FORMAT(list(value)))
+    """A vector in pgvector's text form, as pgvector writes it (cached: the same vector
+    is bound many times).
+    """
+    return "[" + ",".join(map(str, map(float, value))) + "]"
 
 
 class EmbeddingVector(Vector):
@@ -92,7 +90,7 @@ class EmbeddingVector(Vector):
 
 def vector_param(values: Sequence[float]) -> tuple[float, ...]:
     """A vector as a bind value of :class:`EmbeddingVector` (formatted once per process)."""
-    return values if isinstance(values, tuple) else tuple(float(v) for v in values)
+    return values if isinstance(values, tuple) else tuple(map(float, values))
 
 
 class Base(DeclarativeBase):

@@ -23,6 +23,7 @@ from langmemcore.text.resolve import (
 )
 from langmemcore.text.tokens import (
     STOPWORDS,
+    content_term_set,
     content_terms,
     normalize_keyword,
     singularize,
@@ -36,6 +37,7 @@ __all__ = [
     "TimeMention",
     "analyze_observation",
     "analyze_query",
+    "content_term_set",
     "content_terms",
     "extract_entities",
     "extract_keywords",

@@ -17,6 +17,7 @@ Conventions used by the whole ``langmemcore.text`` package:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from langmemcore.text._lexicon import (
     ES_STEMS,
@@ -32,6 +33,7 @@ from langmemcore.text._lexicon import (
 
 __all__ = [
     "STOPWORDS",
+    "content_term_set",
     "content_terms",
     "fold_apostrophes",
     "normalize_keyword",
@@ -235,3 +237,11 @@ def content_terms(text: str) -> list[str]:
                 continue
         terms.append(singularize(token))
     return terms
+
+
+@lru_cache(maxsize=8192)
+def content_term_set(text: str) -> frozenset[str]:
+    """The distinct :func:`content_terms` of a text (cached: the gate and the retrieval
+    loop compare the same note contexts again and again).
+    """
+    return frozenset(content_terms(text))
