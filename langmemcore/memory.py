@@ -299,7 +299,7 @@ class Memory(FormalMemory):
         batch). Drafts depend only on the observations, never on memory, so drafting ahead
         changes nothing in what gets stored.
         """
-        async with Repository.open(self.database) as repo:
+        async with Repository.open(self.database, autocommit=True) as repo:
             stored = await repo.observation_hashes(namespace, [o.key for o in batch])
         fresh = [o for o in batch if o.key not in stored]
         made = await make_drafts(fresh, self.embeddings, self.config, self.llm)

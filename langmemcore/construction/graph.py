@@ -89,7 +89,7 @@ async def ingest(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
     ctx, obs = runtime.context, state["observation"]
     existing = None
     if not state.get("known_new"):
-        async with Repository.open(ctx.database) as repo:
+        async with Repository.open(ctx.database, autocommit=True) as repo:
             existing = await repo.observation(state["namespace"], obs.key)
     if existing is not None:
         ensure_same_content(state["namespace"], obs.key, existing.content_hash, obs.text)
@@ -140,7 +140,7 @@ async def gate(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
     ctx, draft, config = runtime.context, state["draft"], runtime.context.config
     candidates: list[Candidate] = []
     if config.mode != "append_only":
-        async with Repository.open(ctx.database) as repo:
+        async with Repository.open(ctx.database, autocommit=True) as repo:
             rows = await repo.gate_candidates(
                 state["namespace"],
                 draft.embedding,

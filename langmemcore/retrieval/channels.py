@@ -191,7 +191,7 @@ async def run_channel(
     config: RetrievalConfig,
 ) -> ChannelRanking:
     """Run one channel in its own read transaction and weight its ranking."""
-    async with Repository.open(database) as repo:
+    async with Repository.open(database, autocommit=True) as repo:
         note_ids = await CHANNEL_FUNCTIONS[channel](repo, namespace, plan, config)
     return ChannelRanking(
         channel, tuple(note_ids), channel_weight(config, channel, plan.round), plan.round

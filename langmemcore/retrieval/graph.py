@@ -94,7 +94,7 @@ def _stored_keywords(database: Database, namespace: tuple[str, ...]) -> KeywordL
     """
 
     async def stored(names: Sequence[str]) -> dict[str, list[float]]:
-        async with Repository.open(database) as repo:
+        async with Repository.open(database, autocommit=True) as repo:
             return await repo.keyword_vectors(namespace, names)
 
     return stored
@@ -154,7 +154,7 @@ async def expand(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     top = state["fused"][: config.anchors]
     anchors = [Scored(f.note_id, f.score / top[0].score) for f in top]
     plan = state["current"]
-    async with Repository.open(runtime.context.database) as repo:
+    async with Repository.open(runtime.context.database, autocommit=True) as repo:
         ids = await neighbour_channel(repo, state["namespace"], anchors, plan, config)
     ranking = ChannelRanking(
         "neighbour", tuple(ids), channel_weight(config, "neighbour", plan.round), plan.round
@@ -165,7 +165,7 @@ async def expand(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
 async def _evidence(
     database: Database, ns: tuple[str, ...], fused: list[Fused], top: int
 ) -> list[EvidenceNote]:
-    async with Repository.open(database) as repo:
+    async with Repository.open(database, autocommit=True) as repo:
         notes = await repo.note_summaries(ns, [f.note_id for f in fused[:top]])
     return [
         EvidenceNote(i, context, tuple(keywords), when.date().isoformat() if when else None)
@@ -247,7 +247,7 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     search asks for ``min_confidence``, before the cut at ``k``).
     """
     ctx, fused, floor = runtime.context, state["fused"], state.get("min_confidence")
-    async with Repository.open(ctx.database) as repo:
+    async with Repository.open(ctx.database, autocommit=True) as repo:
         if floor is not None:
             stmt = confident_notes(
                 encode_namespace(state["namespace"]), [f.note_id for f in fused], floor

@@ -88,6 +88,9 @@ class Database:
     _engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncEngine] = field(
         default_factory=weakref.WeakKeyDictionary, repr=False
     )
+    _readers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncEngine] = field(
+        default_factory=weakref.WeakKeyDictionary, repr=False
+    )
 
     @classmethod
     def connect(cls, url: str | None = None) -> Database:
@@ -95,18 +98,23 @@ class Database:
         embedded = not (url or os.environ.get("DATABASE_URL"))
         return cls(resolve_database_url(url), embedded=embedded)
 
-    def engine(self) -> AsyncEngine:
-        """The async engine of the running event loop (created on first use)."""
+    def engine(self, *, autocommit: bool = False) -> AsyncEngine:
+        """The async engine of the running event loop (created on first use); with
+        ``autocommit`` the one whose connections read outside transaction blocks (a pool
+        of its own, so that no connection ever switches mode).
+        """
         loop = asyncio.get_running_loop()
-        engine = self._engines.get(loop)
+        engines = self._readers if autocommit else self._engines
+        engine = engines.get(loop)
         if engine is None:
             engine = create_async_engine(
                 self.url,
                 pool_size=self.pool_size,
                 max_overflow=10,
                 connect_args={"options": SESSION_OPTIONS},
+                **({"isolation_level": "AUTOCOMMIT"} if autocommit else {}),
             )
-            self._engines[loop] = engine
+            engines[loop] = engine
         return engine
 
     def sync_engine(self) -> Engine:
@@ -125,6 +133,25 @@ class Database:
                 AsyncSession(self.engine(), expire_on_commit=False) as session,
                 session.begin(),
             ):
+                yield session
+        except DBAPIError as exc:
+            raise _map_error(exc) from exc
+        except OSError as exc:
+            raise DatabaseUnavailableError(f"The database is unavailable: {exc}") from exc
+
+    @asynccontextmanager
+    async def reader(self) -> AsyncIterator[AsyncSession]:
+        """A session for reads outside a transaction block (autocommit): each statement
+        sees the data committed when it starts, and no ``BEGIN`` / ``COMMIT`` round trips
+        are spent. For single-statement reads this is exactly a transaction's view.
+
+        Raises:
+            DatabaseUnavailableError: If the database cannot be reached or went away.
+        """
+        try:
+            async with AsyncSession(
+                self.engine(autocommit=True), expire_on_commit=False
+            ) as session:
                 yield session
         except DBAPIError as exc:
             raise _map_error(exc) from exc
@@ -169,8 +196,9 @@ class Database:
         return int(dims or 0)
 
     async def dispose(self) -> None:
-        """Close the pooled connections of the running loop's engine."""
+        """Close the pooled connections of the running loop's engines."""
         loop = asyncio.get_running_loop()
-        engine = self._engines.pop(loop, None)
-        if engine is not None:
-            await engine.dispose()
+        for engines in (self._engines, self._readers):
+            engine = engines.pop(loop, None)
+            if engine is not None:
+                await engine.dispose()

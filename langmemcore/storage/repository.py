@@ -150,9 +150,19 @@ class Repository:
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, database: Database) -> AsyncIterator[Repository]:
-        """Open a transaction on ``database``: committed on exit, rolled back on error."""
-        async with database.session() as session:
+    async def open(
+        cls, database: Database, *, autocommit: bool = False
+    ) -> AsyncIterator[Repository]:
+        """Open a transaction on ``database``: committed on exit, rolled back on error.
+
+        Args:
+            database: The database.
+            autocommit: Read outside a transaction block instead (see
+                :meth:`Database.reader`): for reads whose statements need no common
+                snapshot, such as one retrieval channel.
+        """
+        opener = database.reader if autocommit else database.session
+        async with opener() as session:
             yield cls(session)
 
     async def insert_observation(
