@@ -23,7 +23,14 @@ import numpy as np
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import aliased
 
-from langmemcore.storage.models import Keyword, Note, NoteKeyword, Topic, TopicKeyword
+from langmemcore.storage.models import (
+    Keyword,
+    Note,
+    NoteKeyword,
+    Topic,
+    TopicKeyword,
+    decode_vector,
+)
 from langmemcore.storage.repository import Repository
 
 __all__ = ["TopicSummary", "evolve_topics", "partition_keywords"]
@@ -185,11 +192,12 @@ async def evolve_topics(
     await repo.session.execute(delete(Topic).where(Topic.namespace == ns))
     members = {n for c in communities for n in c}
     rows = await repo.session.execute(
-        select(Keyword.id, Keyword.name, Keyword.embedding).where(
+        select(Keyword.id, Keyword.name, func.vector_send(Keyword.embedding)).where(
             Keyword.namespace == ns, Keyword.id.in_(members)
         )
     )
-    info = {i: (name, np.asarray(vec, dtype=np.float64)) for i, name, vec in rows}
+    # embeddings in binary form: decoding a thousand vectors from text costs ~75 ms
+    info = {i: (name, decode_vector(packed).astype(np.float64)) for i, name, packed in rows}
     degree: dict[int, float] = defaultdict(float)
     for a, b, w in edges:
         degree[a] += w

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from langmemcore.retrieval.fusion import Fused, diversify
-from langmemcore.storage.evidence_queries import decode_vector, evidence_rows
+from langmemcore.storage.evidence_queries import evidence_rows
+from langmemcore.storage.models import decode_vector
 from langmemcore.storage.repository import Repository
 from langmemcore.text import content_term_set, content_terms
 

@@ -1,11 +1,11 @@
-"""Pure SQL builder of the evidence the retrieval graph packs, and the decoder of the
-vectors it returns.
+"""Pure SQL builder of the evidence the retrieval graph packs.
 
 Packing reads, in one statement, everything a search returns about its best notes: the
 context, keywords and embedding of each active note, its source observations in event
 order and the label of its topic. Embeddings travel in pgvector's binary form
-(``vector_send``): decoding 384 floats from text costs about 75 microseconds a vector in
-Python, from binary about 1.
+(``vector_send``, decoded by :func:`~langmemcore.storage.models.decode_vector`):
+decoding 384 floats from text costs about 75 microseconds a vector in Python, from
+binary about 1.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-import numpy as np
-import numpy.typing as npt
 from sqlalchemy import Select, any_, func, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
@@ -28,14 +26,9 @@ from langmemcore.storage.models import (
 )
 from langmemcore.storage.prepared import Prepared, id_array, text_param
 
-__all__ = ["decode_vector", "evidence_rows"]
+__all__ = ["evidence_rows"]
 
 ACTIVE = "active"
-
-
-def decode_vector(packed: bytes) -> npt.NDArray[np.float32]:
-    """A vector from pgvector's binary form (dimensions, unused, big-endian float4s)."""
-    return np.frombuffer(packed, dtype=">f4", offset=4).astype(np.float32)
 
 
 @cache
@@ -91,9 +84,10 @@ def _evidence_rows() -> Select:
 
 
 def evidence_rows(namespace: str, note_ids: Sequence[int]) -> Prepared:
-    """The active notes among ``note_ids`` with what packing needs (``id``, ``context``,
-    ``keywords``, ``vector`` (binary, see :func:`decode_vector`), ``sources`` (JSON array
-    of ``[key, speaker, event_time, text]`` in event order) and ``topic`` (the label of
-    the topic sharing most keywords with the note, ties by label)).
+    """The active notes among ``note_ids`` with what packing needs: ``id``, ``context``,
+    ``keywords``, ``vector`` (binary, see
+    :func:`~langmemcore.storage.models.decode_vector`), ``sources`` (JSON array of
+    ``[key, speaker, event_time, text]`` in event order) and ``topic`` (the label of the
+    topic sharing most keywords with the note, ties by label).
     """
     return Prepared(_evidence_rows(), {"namespace": namespace, "note_ids": list(note_ids)})

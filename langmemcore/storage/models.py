@@ -17,6 +17,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, ClassVar
 
+import numpy as np
+import numpy.typing as npt
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     BigInteger,
@@ -50,6 +52,7 @@ __all__ = [
     "Setting",
     "Topic",
     "TopicKeyword",
+    "decode_vector",
     "vector_param",
     "vector_text",
 ]
@@ -64,6 +67,11 @@ def vector_text(value: tuple[float, ...]) -> str:
     is bound many times).
     """
     return "[" + ",".join(map(str, map(float, value))) + "]"
+
+
+def decode_vector(packed: bytes) -> npt.NDArray[np.float32]:
+    """A vector from pgvector's binary form (dimensions, unused, big-endian float4s)."""
+    return np.frombuffer(packed, dtype=">f4", offset=4).astype(np.float32)
 
 
 class EmbeddingVector(Vector):

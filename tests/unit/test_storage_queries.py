@@ -13,8 +13,8 @@ from langmemcore.storage import channel_queries as cq
 from langmemcore.storage import construction_queries as cw
 from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
-from langmemcore.storage.evidence_queries import decode_vector, evidence_rows
-from langmemcore.storage.models import Item
+from langmemcore.storage.evidence_queries import evidence_rows
+from langmemcore.storage.models import Item, decode_vector
 from langmemcore.storage.prepared import Prepared
 from langmemcore.storage.repository import content_hash, validate_text
 
