@@ -223,3 +223,44 @@ async def test_background_topic_evolution_and_flush(
     await memory.aflush()
     state = await snapshot(database, ns)
     assert ("topics", False) in state["lineage"]
+
+
+async def test_appending_a_key_stored_meanwhile_changes_nothing(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    """The one-statement append writes nothing when the key was stored after the caller
+    checked it (a concurrent writer), and still refuses different content.
+    """
+    from langmemcore.construction.apply import apply_observation
+    from langmemcore.construction.ingest import make_drafts
+
+    first = await memory.aingest(ns, "Melanie ran a charity race.", key="k1", speaker="Melanie")
+    again = ObservationIn("k1", "Melanie ran a charity race.", "Melanie", None, {})
+    other = ObservationIn("k1", "Melanie skipped the race.", "Melanie", None, {})
+    before = await snapshot(database, ns)
+    for observation in (again, other):
+        (draft,) = await make_drafts([observation], memory.embeddings, memory.config, None)
+        vectors = await memory._context.keywords.vectors(draft.keywords)
+        async with Repository.open(database) as repo:
+            apply = apply_observation(
+                repo,
+                ns,
+                observation,
+                draft,
+                merge=None,
+                links=[],
+                keyword_vectors=vectors,
+                max_sources=memory.config.max_sources_per_note,
+                max_chars=memory.config.max_observation_chars,
+                reason="test",
+            )
+            if observation is again:
+                result = await apply
+                assert (result.operation, result.observation_id) == (
+                    "unchanged",
+                    first.observation_id,
+                )
+            else:
+                with pytest.raises(ObservationConflictError):
+                    await apply
+    assert await snapshot(database, ns) == before
