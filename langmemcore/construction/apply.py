@@ -101,15 +101,13 @@ async def _source_ids(repo: Repository, ns: str, note_id: int) -> list[int]:
     return list(rows)
 
 
-async def _try_merge(
-    repo: Repository,
-    namespace: Sequence[str],
-    plan: MergePlan,
-    draft: NoteDraft,
-    observation_id: int,
-    max_sources: int,
-    reason: str,
-) -> tuple[int, int] | None:
+async def _merge_target(
+    repo: Repository, namespace: Sequence[str], plan: MergePlan, max_sources: int
+) -> tuple[Note, list[int]] | None:
+    """The merge target, locked, with its source ids, if the plan still holds: the note is
+    an active note of the namespace, its context is the one the plan was built on, and it
+    takes another source.
+    """
     ns = ".".join(namespace)
     note = await repo.session.get(Note, plan.target, with_for_update=True)
     if note is None or note.namespace != ns or note.status != "active":
@@ -117,8 +115,20 @@ async def _try_merge(
     if note.context != plan.expected_context:
         return None
     sources = await _source_ids(repo, ns, note.id)
-    if len(sources) >= max_sources:
-        return None
+    return None if len(sources) >= max_sources else (note, sources)
+
+
+async def _merge_into(
+    repo: Repository,
+    namespace: Sequence[str],
+    target: tuple[Note, list[int]],
+    plan: MergePlan,
+    draft: NoteDraft,
+    observation_id: int,
+    reason: str,
+) -> int:
+    """Merge the draft into the target note; returns the merge's lineage id."""
+    note, sources = target
     before = note_snapshot(note, sources)
     note.context = plan.context
     note.embedding = list(plan.embedding)
@@ -128,10 +138,11 @@ async def _try_merge(
     if draft.event_time and (note.event_time is None or draft.event_time < note.event_time):
         note.event_time = draft.event_time
     note.updated_at = func.now()
+    ns = ".".join(namespace)
     repo.session.add(NoteSource(namespace=ns, note_id=note.id, observation_id=observation_id))
     await repo.session.flush()
     after = note_snapshot(note, [*sources, observation_id])
-    lineage = await repo.append_lineage(
+    return await repo.append_lineage(
         namespace,
         "merge",
         observation_id=observation_id,
@@ -140,7 +151,6 @@ async def _try_merge(
         after={**after, "draft": draft_snapshot(draft)},
         reason=reason,
     )
-    return note.id, lineage
 
 
 async def _append(
@@ -237,7 +247,8 @@ async def apply_observation(
         What happened; ``"unchanged"`` when the key was already ingested.
     """
     await lock_namespace(repo, namespace)
-    if merge is None:
+    target = None if merge is None else await _merge_target(repo, namespace, merge, max_sources)
+    if merge is None or target is None:
         return await _append(
             repo, namespace, observation, draft, links, keyword_vectors, max_chars, reason
         )
@@ -255,72 +266,28 @@ async def apply_observation(
     keyword_ids = await repo.upsert_keywords(
         namespace, [(k, keyword_vectors[k]) for k in draft.keywords]
     )
-    merged = None
-    if merge is not None:
-        merged = await _try_merge(repo, namespace, merge, draft, record.id, max_sources, reason)
-    lineage_rows: list[dict[str, Any]] = []
-    lineage_ids: list[int] = []
-    if merged is not None:
-        note_id, merge_lineage = merged
-        lineage_ids.append(merge_lineage)
-        operation = "merge"
-    else:
-        note_id = await repo.insert_note(
-            namespace,
-            context=draft.context,
-            embedding=draft.embedding,
-            keywords=draft.keywords,
-            source_ids=[record.id],
-            event_time=draft.event_time,
-            origin=draft.origin,
-            speakers=[draft.speaker] if draft.speaker else [],
-            keyword_ids=list(keyword_ids.values()),
-        )
-        lineage_rows.append(
-            {
-                "operation": "append",
-                "observation_id": record.id,
-                "note_id": note_id,
-                "after": {"context": draft.context, "keywords": list(draft.keywords)},
-                "reason": reason,
-            }
-        )
-        operation = "append"
-    if merged is not None:
-        await repo.attach_keywords(namespace, note_id, list(keyword_ids.values()))
+    note_id = target[0].id
+    lineage_ids = [await _merge_into(repo, namespace, target, merge, draft, record.id, reason)]
+    await repo.attach_keywords(namespace, note_id, list(keyword_ids.values()))
     by_target = {link.note_id: link for link in links}
-    edges = await repo.add_edges(
-        namespace,
-        note_id,
-        [
-            {
-                "target_id": link.note_id,
-                "relation": link.relation,
-                "strength": link.strength,
-                "tag": link.tag,
-                "reason": link.reason,
-            }
-            for link in links
-        ],
-    )
-    for edge_id, target in edges:
-        link = by_target[target]
-        lineage_rows.append(
-            {
-                "operation": "link",
-                "observation_id": record.id,
-                "note_id": note_id,
-                "after": {
-                    "edge_id": edge_id,
-                    "target_id": target,
-                    "relation": link.relation,
-                    "strength": link.strength,
-                    "tag": link.tag,
-                },
-                "reason": link.reason,
-            }
-        )
+    edges = await repo.add_edges(namespace, note_id, [_link_row(link) for link in links])
+    lineage_rows = [
+        {
+            "operation": "link",
+            "observation_id": record.id,
+            "note_id": note_id,
+            "after": {
+                "edge_id": edge_id,
+                "target_id": target_id,
+                "relation": by_target[target_id].relation,
+                "strength": by_target[target_id].strength,
+                "tag": by_target[target_id].tag,
+            },
+            "reason": by_target[target_id].reason,
+        }
+        for edge_id, target_id in edges
+    ]
     lineage_ids.extend(await repo.append_lineages(namespace, lineage_rows))
     return ApplyResult(
-        operation, record.id, note_id, tuple(e for e, _t in edges), tuple(lineage_ids), reason
+        "merge", record.id, note_id, tuple(e for e, _t in edges), tuple(lineage_ids), reason
     )

@@ -25,6 +25,7 @@ from sqlalchemy import (
 )
 
 from langmemcore.storage.models import (
+    ACTIVE,
     Edge,
     Keyword,
     Note,
@@ -56,8 +57,6 @@ __all__ = [
     "notes_in_time_range",
     "topic_ranking",
 ]
-
-ACTIVE = "active"
 
 
 @cache

@@ -31,6 +31,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from langmemcore.storage.models import (
+    ACTIVE,
     Edge,
     Keyword,
     Lineage,
@@ -63,7 +64,6 @@ __all__ = [
     "upsert_keywords",
 ]
 
-ACTIVE = "active"
 
 LOCK_NAMESPACE: TextClause = text("SELECT pg_advisory_xact_lock(hashtextextended(:ns, 0))")
 """Serialises construction in the namespace ``:ns`` until the transaction ends."""

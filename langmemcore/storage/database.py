@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import os
 import weakref
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, create_engine, text
@@ -72,6 +72,17 @@ def _map_error(exc: DBAPIError) -> Exception:
     return exc
 
 
+@contextmanager
+def _unavailable_as_errors() -> Iterator[None]:
+    """Raise a lost or unreachable database as :class:`DatabaseUnavailableError`."""
+    try:
+        yield
+    except DBAPIError as exc:
+        raise _map_error(exc) from exc
+    except OSError as exc:
+        raise DatabaseUnavailableError(f"The database is unavailable: {exc}") from exc
+
+
 @dataclass
 class Database:
     """A Postgres + pgvector database holding langmemcore's schema.
@@ -128,16 +139,12 @@ class Database:
         Raises:
             DatabaseUnavailableError: If the database cannot be reached or went away.
         """
-        try:
+        with _unavailable_as_errors():
             async with (
                 AsyncSession(self.engine(), expire_on_commit=False) as session,
                 session.begin(),
             ):
                 yield session
-        except DBAPIError as exc:
-            raise _map_error(exc) from exc
-        except OSError as exc:
-            raise DatabaseUnavailableError(f"The database is unavailable: {exc}") from exc
 
     @asynccontextmanager
     async def reader(self) -> AsyncIterator[AsyncSession]:
@@ -148,15 +155,11 @@ class Database:
         Raises:
             DatabaseUnavailableError: If the database cannot be reached or went away.
         """
-        try:
+        with _unavailable_as_errors():
             async with AsyncSession(
                 self.engine(autocommit=True), expire_on_commit=False
             ) as session:
                 yield session
-        except DBAPIError as exc:
-            raise _map_error(exc) from exc
-        except OSError as exc:
-            raise DatabaseUnavailableError(f"The database is unavailable: {exc}") from exc
 
     async def schema_revision(self) -> str | None:
         """The alembic revision the database is at, or ``None`` if it has no schema."""

@@ -17,6 +17,7 @@ from sqlalchemy import Select, any_, func, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from langmemcore.storage.models import (
+    ACTIVE,
     Note,
     NoteKeyword,
     NoteSource,
@@ -27,8 +28,6 @@ from langmemcore.storage.models import (
 from langmemcore.storage.prepared import Prepared, id_array, text_param
 
 __all__ = ["evidence_rows"]
-
-ACTIVE = "active"
 
 
 @cache

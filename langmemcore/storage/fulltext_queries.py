@@ -31,7 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, TSQUERY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from langmemcore.storage.models import LexemeStats, NamespaceStats, Note
+from langmemcore.storage.models import ACTIVE, LexemeStats, NamespaceStats, Note
 from langmemcore.storage.prepared import Prepared, float_array, number, text_array, text_param
 
 __all__ = [
@@ -44,8 +44,6 @@ __all__ = [
     "stored_lexeme_statistics",
     "upsert_namespace_stats",
 ]
-
-ACTIVE = "active"
 
 
 def _query_lexemes() -> Any:

@@ -35,6 +35,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
+    "ACTIVE",
     "Base",
     "EmbeddingVector",
     "Edge",
@@ -56,6 +57,9 @@ __all__ = [
     "vector_param",
     "vector_text",
 ]
+
+ACTIVE = "active"
+"""Status of a note in memory (compaction archives notes, see ``formal_queries.ARCHIVED``)."""
 
 TSVECTOR_EXPRESSION = "to_tsvector('english'::regconfig, context)"
 """Expression of the generated full-text column of notes (GIN indexed)."""

@@ -21,6 +21,7 @@ from sqlalchemy import (
 
 from langmemcore._namespace import like_prefix_pattern
 from langmemcore.storage.models import (
+    ACTIVE,
     Keyword,
     Note,
     NoteKeyword,
@@ -44,8 +45,6 @@ __all__ = [
     "sources_of_notes",
     "topic_notes",
 ]
-
-ACTIVE = "active"
 
 
 def namespace_prefix_filter(column: Any, prefix_text: str) -> ColumnElement[bool]:

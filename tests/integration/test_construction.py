@@ -264,3 +264,47 @@ async def test_appending_a_key_stored_meanwhile_changes_nothing(
                 with pytest.raises(ObservationConflictError):
                     await apply
     assert await snapshot(database, ns) == before
+
+
+async def test_a_merge_whose_target_changed_appends_instead(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    """Apply re-checks the merge target under the namespace lock: a plan built on an
+    outdated context appends the observation as a note of its own; a plan that still
+    holds merges.
+    """
+    from langmemcore.construction.apply import MergePlan, apply_observation
+    from langmemcore.construction.ingest import make_drafts
+
+    first = await memory.aingest(ns, "Melanie ran a charity race.", key="k1", speaker="Melanie")
+    assert first.note_id is not None
+    target = first.note_id
+    results = []
+    for key, expected in (("k2", "an older context"), ("k3", None)):
+        observation = ObservationIn(key, "Melanie ran the race for charity.", "Melanie", None, {})
+        (draft,) = await make_drafts([observation], memory.embeddings, memory.config, None)
+        vectors = await memory._context.keywords.vectors(draft.keywords)
+        async with Repository.open(database) as repo:
+            note = await repo.session.get(Note, target)
+            assert note is not None
+            context = f"{note.context} {draft.context}"
+            plan = MergePlan(target, expected or note.context, context, draft.embedding)
+            results.append(
+                await apply_observation(
+                    repo,
+                    ns,
+                    observation,
+                    draft,
+                    merge=plan,
+                    links=[],
+                    keyword_vectors=vectors,
+                    max_sources=memory.config.max_sources_per_note,
+                    max_chars=memory.config.max_observation_chars,
+                    reason="test",
+                )
+            )
+    appended, merged = results
+    assert appended.operation == "append" and appended.note_id not in (None, target)
+    assert (merged.operation, merged.note_id) == ("merge", target)
+    state = await snapshot(database, ns)
+    assert sorted(n[0] for n in state["notes"]) == [("k1", "k3"), ("k2",)]
