@@ -26,6 +26,7 @@ from sqlalchemy import (
     insert,
     literal,
     literal_column,
+    null,
     select,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, TSQUERY
@@ -98,7 +99,7 @@ def _lexeme_statistics() -> Select:
     )
     total = select(func.count()).select_from(active).scalar_subquery()
     df = _live_df(namespace, lexemes.c.lexeme, cap)
-    return select(lexemes.c.lexeme, df.label("df"), total.label("total"))
+    return select(lexemes.c.lexeme, df.label("df"), total.label("total"), null().label("stored_df"))
 
 
 def lexeme_statistics(
@@ -109,7 +110,7 @@ def lexeme_statistics(
 ) -> Prepared:
     """The query's English lexemes with their document frequency among the namespace's
     active notes, counted live up to ``cap``, plus the number of active notes counted up
-    to ``total_cap`` (``lexeme``, ``df``, ``total``).
+    to ``total_cap`` (``lexeme``, ``df``, ``total``, ``stored_df``: here always null).
     """
     return Prepared(_lexeme_statistics(), _statistics_values(namespace, query, cap, total_cap))
 
@@ -122,7 +123,12 @@ def _stored_lexeme_statistics() -> Select:
     df = func.least(func.coalesce(LexemeStats.df, live), cap)
     total = func.least(NamespaceStats.active_notes, number("total_cap"))
     return (
-        select(lexemes.c.lexeme, df.label("df"), total.label("total"))
+        select(
+            lexemes.c.lexeme,
+            df.label("df"),
+            total.label("total"),
+            LexemeStats.df.label("stored_df"),
+        )
         .select_from(lexemes)
         .join(NamespaceStats, NamespaceStats.namespace == namespace)
         .outerjoin(
@@ -140,7 +146,9 @@ def stored_lexeme_statistics(
 ) -> Prepared:
     """Like :func:`lexeme_statistics`, from the stored statistics: a lexeme they do not
     know is counted live (it can only be in notes written since the refresh). No rows
-    when the namespace's statistics were never refreshed.
+    when the namespace's statistics were never refreshed. ``stored_df`` is the stored
+    count, uncapped (null for a lexeme counted live): it tells which of two terms past the
+    cap is rarer.
     """
     values = _statistics_values(namespace, query, cap, total_cap)
     return Prepared(_stored_lexeme_statistics(), values)

@@ -384,7 +384,7 @@ class Repository:
         names, say), or in at least
         :data:`~langmemcore.storage.fulltext_queries.DOCUMENT_FREQUENCY_CAP` notes, still
         add their weight but do not select candidates on their own, unless every term is
-        that common.
+        that common: then the rarest of them does (by the stored, uncapped counts).
         """
         ns = encode_namespace(namespace)
         cap, total_cap = fq.DOCUMENT_FREQUENCY_CAP, fq.NOTE_COUNT_CAP
@@ -395,12 +395,13 @@ class Repository:
             stats = list(
                 await self.session.execute(*fq.lexeme_statistics(ns, query, cap, total_cap))
             )
-        weighted = [(lex, bm25_idf(int(df), int(total))) for lex, df, total in stats if df]
+        weighted = [(lex, bm25_idf(int(df), int(total))) for lex, df, total, _ in stats if df]
         if not weighted:
             return []
-        common = {lex for lex, df, total in stats if df and (df > 0.1 * total or df >= cap)}
+        common = {lex for lex, df, total, _ in stats if df and (df > 0.1 * total or df >= cap)}
         rare = [lex for lex, _w in weighted if lex not in common]
-        candidates = rare or [max(weighted, key=lambda t: t[1])[0]]
+        rarest = min((s for s in stats if s.df), key=lambda s: s.stored_df or s.df).lexeme
+        candidates = rare or [rarest]
         rows = await self.session.execute(*fq.fulltext_notes(ns, weighted, k, candidates))
         return [Scored(i, float(r)) for i, r in rows]
 

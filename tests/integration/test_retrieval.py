@@ -448,7 +448,7 @@ async def test_document_frequencies_are_counted_per_term(built: Built, database:
         rows = await repo.session.execute(
             *q.lexeme_statistics(".".join(built.namespace), "Melanie charity race")
         )
-        stats = {lexeme: (df, total) for lexeme, df, total in rows}
+        stats = {lexeme: (df, total) for lexeme, df, total, _ in rows}
     assert stats == {"melani": (3, 6), "chariti": (1, 6), "race": (1, 6)}
 
 
@@ -474,7 +474,7 @@ async def test_terms_counted_up_to_the_cap_no_longer_select_candidates(
         capped = await repo.fulltext_notes(ns, "falcon marmot", 10)
         stats = {
             lexeme: (df, total)
-            for lexeme, df, total in await repo.session.execute(
+            for lexeme, df, total, _ in await repo.session.execute(
                 *q.lexeme_statistics(".".join(ns), "falcon marmot", 2, 10)
             )
         }
@@ -483,6 +483,29 @@ async def test_terms_counted_up_to_the_cap_no_longer_select_candidates(
     # ... and only weighs in once its count reaches the cap
     assert [s.id for s in capped] == [ids[-1]]
     assert stats == {"falcon": (2, 10), "marmot": (1, 10)}
+
+
+async def test_when_every_term_is_past_the_cap_the_rarest_stored_one_selects_candidates(
+    database: Database,
+    embeddings: LocalEmbeddings,
+    ns: tuple[str, ...],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from langmemcore.storage import fulltext_queries as q
+
+    texts = [f"the weather on day {i} was mild" for i in range(9)]
+    texts += [f"a zebra crossed on day {i} in fine weather" for i in range(3)]
+    async with Repository.open(database) as repo:
+        ids = [
+            await repo.insert_note(ns, context=t, embedding=v, keywords=[], source_ids=[])
+            for t, v in zip(texts, embeddings.embed_documents(texts), strict=True)
+        ]
+        await repo.refresh_fulltext_statistics(ns)
+        monkeypatch.setattr(q, "DOCUMENT_FREQUENCY_CAP", 2)
+        found = await repo.fulltext_notes(ns, "weather zebra", 20)
+    # both terms count 2 (capped) and weigh alike; the stored counts (12 and 3) tell that
+    # "zebra" is rarer, so only its notes are candidates, not every note about the weather
+    assert {s.id for s in found} == set(ids[-3:])
 
 
 async def test_stored_statistics_weigh_like_live_ones_and_newer_terms_count_live(
@@ -501,8 +524,14 @@ async def test_stored_statistics_weigh_like_live_ones_and_newer_terms_count_live
         )
         live_ranking = await repo.fulltext_notes(ns, query, 10)
         await repo.refresh_fulltext_statistics(ns)
-        live = set(await repo.session.execute(*q.lexeme_statistics(".".join(ns), query)))
-        stored = set(await repo.session.execute(*q.stored_lexeme_statistics(".".join(ns), query)))
+        live = {
+            tuple(row[:3])
+            for row in await repo.session.execute(*q.lexeme_statistics(".".join(ns), query))
+        }
+        stored = {
+            tuple(row[:3])
+            for row in await repo.session.execute(*q.stored_lexeme_statistics(".".join(ns), query))
+        }
         assert stored == live
         assert live >= {("falcon", 2, 14), ("weather", 13, 14), ("zeppelin", 0, 14)}
         assert await repo.fulltext_notes(ns, query, 10) == live_ranking
@@ -512,7 +541,7 @@ async def test_stored_statistics_weigh_like_live_ones_and_newer_terms_count_live
         )
         stats = {
             lexeme: (df, total)
-            for lexeme, df, total in await repo.session.execute(
+            for lexeme, df, total, _ in await repo.session.execute(
                 *q.stored_lexeme_statistics(".".join(ns), query)
             )
         }
