@@ -72,7 +72,7 @@ class FormalMemory:
         """Write the search to the query log (unless logging is off)."""
         query_id = None
         if self.formal.log_queries:
-            async with Repository.open(self.database) as repo:
+            async with Repository.open(self.database, autocommit=True) as repo:
                 query_id = await capacity.record_query(
                     repo, namespace, query, [r.note_id for r in results]
                 )

@@ -61,8 +61,8 @@ async def record_query(
     repo: Repository, namespace: Sequence[str], query: str, returned: Sequence[int]
 ) -> int:
     """Log a search and the notes it returned (rank order); returns the query id."""
-    stmt = fq.insert_query(encode_namespace(namespace), query, returned)
-    return int((await repo.session.execute(stmt)).scalar_one())
+    prepared = fq.insert_query(encode_namespace(namespace), query, returned)
+    return int((await repo.session.execute(*prepared)).scalar_one())
 
 
 async def _beliefs(

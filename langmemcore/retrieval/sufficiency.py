@@ -1,8 +1,9 @@
 """Iterative evidence refinement: is the evidence pool sufficient, and if not, what to
 ask next.
 
-Offline the test is deterministic: the query's keywords must each appear among the best
-notes (in their keywords or context terms) and a date the query names must match a best
+Offline the test is deterministic: the words of the query's keywords must each appear
+among the best notes (in their keywords or context terms, compared by stem, so that
+"pursue" is covered by "pursuing") and a date the query names must match a best
 note's event time; the sub-query is built from what is missing plus the keywords of the
 best notes' neighbourhood (the bridge entities of multi-hop questions). With an LLM the
 paper's sufficiency and sub-query prompts decide.
@@ -25,7 +26,7 @@ from langmemcore.prompts.sufficiency import (
     render_sufficiency_prompt,
 )
 from langmemcore.retrieval.channels import QueryPlan
-from langmemcore.text import content_term_set
+from langmemcore.text import content_stem_set, stem
 
 __all__ = ["EvidenceNote", "Verdict", "judge_offline", "judge_with_llm"]
 
@@ -70,9 +71,9 @@ def judge_offline(
     """
     covered: set[str] = set()
     for note in evidence:
-        covered.update(note.keywords)
-        covered.update(content_term_set(note.context))
-    missing = [k for k in plan.keywords if k not in covered and not set(k.split()) <= covered]
+        covered.update(stem(word) for keyword in note.keywords for word in keyword.split())
+        covered |= content_stem_set(note.context)
+    missing = [k for k in plan.keywords if not {stem(w) for w in k.split()} <= covered]
     days = {n.event_day for n in evidence if n.event_day}
     if plan.times and not any(
         m.start.isoformat() <= d <= m.end.isoformat() for m in plan.times for d in days

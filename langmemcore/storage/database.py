@@ -150,7 +150,8 @@ class Database:
     async def reader(self) -> AsyncIterator[AsyncSession]:
         """A session for reads outside a transaction block (autocommit): each statement
         sees the data committed when it starts, and no ``BEGIN`` / ``COMMIT`` round trips
-        are spent. For single-statement reads this is exactly a transaction's view.
+        are spent. For single-statement reads this is exactly a transaction's view, and a
+        single-statement write commits on its own.
 
         Raises:
             DatabaseUnavailableError: If the database cannot be reached or went away.

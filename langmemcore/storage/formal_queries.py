@@ -7,6 +7,7 @@ by namespace first. :mod:`langmemcore.formal.capacity` executes them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any, cast
 
 from sqlalchemy import (
@@ -32,6 +33,7 @@ from langmemcore.storage.models import (
     Topic,
     TopicKeyword,
 )
+from langmemcore.storage.prepared import Prepared, id_array, text_param
 
 __all__ = [
     "ARCHIVED",
@@ -65,12 +67,23 @@ def token_estimate() -> ColumnElement[Any]:
     return func.greatest(1, func.length(Note.context) / 4)
 
 
-def insert_query(namespace: str, query: str, returned: Sequence[int]) -> Insert:
-    """Log one search; returns its id."""
+@cache
+def _insert_query() -> Insert:
     return (
         insert(QueryLog)
-        .values(namespace=namespace, query=query, returned=list(returned))
+        .values(
+            namespace=text_param("namespace"),
+            query=text_param("query"),
+            returned=id_array("returned"),
+        )
         .returning(QueryLog.id)
+    )
+
+
+def insert_query(namespace: str, query: str, returned: Sequence[int]) -> Prepared:
+    """Log one search; returns its id (built once: every search runs it)."""
+    return Prepared(
+        _insert_query(), {"namespace": namespace, "query": query, "returned": list(returned)}
     )
 
 

@@ -157,9 +157,10 @@ class Repository:
 
         Args:
             database: The database.
-            autocommit: Read outside a transaction block instead (see
-                :meth:`Database.reader`): for reads whose statements need no common
-                snapshot, such as one retrieval channel.
+            autocommit: Run each statement on its own, outside a transaction block (see
+                :meth:`Database.reader`): for reads that need no common snapshot, such as
+                one retrieval channel, and single-statement writes, such as a search's
+                log row.
         """
         opener = database.reader if autocommit else database.session
         async with opener() as session:

@@ -23,10 +23,12 @@ from langmemcore.text.resolve import (
 )
 from langmemcore.text.tokens import (
     STOPWORDS,
+    content_stem_set,
     content_term_set,
     content_terms,
     normalize_keyword,
     singularize,
+    stem,
     tokenize,
 )
 
@@ -37,6 +39,7 @@ __all__ = [
     "TimeMention",
     "analyze_observation",
     "analyze_query",
+    "content_stem_set",
     "content_term_set",
     "content_terms",
     "extract_entities",
@@ -47,5 +50,6 @@ __all__ = [
     "resolve_first_person",
     "resolve_time_mentions",
     "singularize",
+    "stem",
     "tokenize",
 ]

@@ -45,6 +45,7 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _NON_WORD_RE = re.compile(r"[^\w\s]|_")
 _POSSESSIVE_RE = re.compile(r"(?<=\w)'s\b|(?<=s)'(?!\w)")
+_VOWEL_RE = re.compile(r"[aeiouy]")
 _ARTICLES = frozenset({"a", "an", "the"})
 
 _IRREGULAR = {
@@ -245,3 +246,38 @@ def content_term_set(text: str) -> frozenset[str]:
     loop compare the same note contexts again and again).
     """
     return frozenset(content_terms(text))
+
+
+@lru_cache(maxsize=16384)
+def stem(term: str) -> str:
+    """Light English stem of a normalised term, so that the inflections of a word meet.
+
+    Strips ``-ing`` / ``-ed`` (undoubling a doubled final consonant) and then a final
+    ``-e``: ``"pursue"``, ``"pursued"``, ``"pursuing"`` -> ``"pursu"``; ``"camped"``,
+    ``"camping"`` -> ``"camp"``; ``"planned"`` -> ``"plan"``. Words too short to carry
+    the suffix (``"bed"``, ``"sing"``, ``"string"``) and ``-eed`` words stay whole.
+    Irregular forms (``"met"``) do not meet their base. Plurals are
+    :func:`singularize`'s job.
+
+    Args:
+        term: A lowercase term, as :func:`content_terms` gives.
+
+    Returns:
+        The stem (used only to compare terms, never shown).
+    """
+    for suffix in ("ing", "ed"):
+        base = term[: -len(suffix)]
+        if term.endswith(suffix) and len(base) >= 3 and _VOWEL_RE.search(base):
+            if base.endswith("e"):
+                return term
+            if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouls":
+                base = base[:-1]
+            term = base
+            break
+    return term[:-1] if len(term) >= 4 and term.endswith("e") else term
+
+
+@lru_cache(maxsize=8192)
+def content_stem_set(text: str) -> frozenset[str]:
+    """The :func:`stem` of each of :func:`content_term_set` (cached like it)."""
+    return frozenset(stem(t) for t in content_term_set(text))

@@ -79,6 +79,16 @@ def test_offline_sufficiency_needs_every_keyword_and_the_date() -> None:
     assert not judge_offline(plan(("charity race",), (june,)), evidence, ["q"]).sufficient
 
 
+def test_offline_sufficiency_covers_a_keyword_by_its_inflections() -> None:
+    evidence = [
+        EvidenceNote(1, "Caroline is pursuing counseling and camped with friends.", (), None),
+        EvidenceNote(2, "She met her mentors.", ("signed up",), None),
+    ]
+    assert judge_offline(plan(("pursue", "camping", "sign")), evidence, ["q"]).sufficient
+    verdict = judge_offline(plan(("pursue", "meet", "bookshelf")), evidence, ["q"])
+    assert not verdict.sufficient and verdict.missing == "meet, bookshelf"
+
+
 def test_offline_sufficiency_never_repeats_a_subquery() -> None:
     evidence = [EvidenceNote(1, "Nothing relevant.", (), None)]
     verdict = judge_offline(plan(("volcano",)), evidence, ["q", "volcano"])

@@ -11,6 +11,7 @@ from sqlalchemy.dialects import postgresql
 from langmemcore import InvalidInputError
 from langmemcore.storage import channel_queries as cq
 from langmemcore.storage import construction_queries as cw
+from langmemcore.storage import formal_queries as formal
 from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
 from langmemcore.storage.evidence_queries import evidence_rows
@@ -179,3 +180,6 @@ def test_prepared_statements_are_built_once_per_shape() -> None:
     assert second.params["namespace"] == "b" and len(second.params["vectors"]) == 3
     lexemes = fq.fulltext_notes("a", [("pari", 1.0)], 5).statement
     assert fq.fulltext_notes("a", [("x", 1.0), ("y", 2.0)], 9).statement is lexemes
+    logged = formal.insert_query("a", "where did she go?", [3, 1])
+    assert formal.insert_query("b", "when?", []).statement is logged.statement
+    assert logged.params == {"namespace": "a", "query": "where did she go?", "returned": [3, 1]}

@@ -6,7 +6,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langmemcore.text import STOPWORDS, content_terms, normalize_keyword, singularize, tokenize
+from langmemcore.text import (
+    STOPWORDS,
+    content_stem_set,
+    content_terms,
+    normalize_keyword,
+    singularize,
+    stem,
+    tokenize,
+)
 
 
 def test_tokenize_lowercases_and_keeps_contractions_whole() -> None:
@@ -169,3 +177,27 @@ def test_stopwords_cover_function_words_not_content() -> None:
     assert {"the", "i'm", "what", "did", "with"} <= STOPWORDS
     assert "painting" not in STOPWORDS
     assert "camping" not in STOPWORDS
+
+
+@pytest.mark.parametrize(
+    "forms",
+    [
+        ("pursue", "pursued", "pursuing", "pursues"),
+        ("camp", "camped", "camping"),
+        ("plan", "planned", "planning"),
+        ("dance", "danced", "dancing"),
+        ("fall", "falling"),
+        ("speed", "speeding"),
+    ],
+)
+def test_inflections_of_a_word_share_its_stem(forms: tuple[str, ...]) -> None:
+    assert len({stem(singularize(form)) for form in forms}) == 1
+
+
+@pytest.mark.parametrize("word", ["bed", "need", "sing", "string", "thing", "red"])
+def test_words_too_short_for_the_suffix_keep_it(word: str) -> None:
+    assert stem(word) == word
+
+
+def test_stem_sets_compare_texts_by_stem() -> None:
+    assert content_stem_set("Melanie was painting sunsets") >= {stem("paint"), "sunset"}
