@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from langmemcore._errors import ConfigurationError
-from langmemcore.storage.repository import DEFAULT_MAX_OBSERVATION_CHARS
+from langmemcore.storage.records import DEFAULT_MAX_OBSERVATION_CHARS
 
 __all__ = ["CHANNELS", "ConstructionConfig", "RetrievalConfig"]
 

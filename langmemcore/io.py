@@ -22,7 +22,7 @@ from langmemcore._errors import InvalidInputError
 from langmemcore.construction.ingest import ObservationIn
 from langmemcore.eval.bench_ingest import conversation_observations
 from langmemcore.eval.locomo import parse_locomo, parse_session_datetime
-from langmemcore.storage.repository import content_hash
+from langmemcore.storage.records import content_hash
 
 __all__ = ["ObservationBatch", "load_observations", "parse_records", "parse_time"]
 

@@ -39,12 +39,8 @@ from langmemcore.formal.config import FormalConfig
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import Note, Topic
-from langmemcore.storage.repository import (
-    Repository,
-    content_hash,
-    ensure_same_content,
-    validate_text,
-)
+from langmemcore.storage.records import content_hash, ensure_same_content, validate_text
+from langmemcore.storage.repository import Repository
 
 __all__ = ["IngestReport", "Memory"]
 

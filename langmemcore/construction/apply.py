@@ -19,7 +19,8 @@ from langmemcore.construction.ingest import ObservationIn
 from langmemcore.storage.append_queries import append_observation
 from langmemcore.storage.construction_queries import LOCK_NAMESPACE
 from langmemcore.storage.models import Note, NoteSource
-from langmemcore.storage.repository import Repository, checked_observation
+from langmemcore.storage.records import checked_observation
+from langmemcore.storage.repository import Repository
 
 __all__ = ["ApplyResult", "apply_observation", "lock_namespace", "note_snapshot"]
 

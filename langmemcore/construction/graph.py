@@ -37,7 +37,8 @@ from langmemcore.construction.topics import TopicSummary, evolve_topics
 from langmemcore.prompts import call_structured
 from langmemcore.prompts.gating import GateJudgement, render_gate_prompt
 from langmemcore.storage.database import Database
-from langmemcore.storage.repository import Repository, ensure_same_content
+from langmemcore.storage.records import ensure_same_content
+from langmemcore.storage.repository import Repository
 
 __all__ = ["ConstructionContext", "ConstructionState", "build_construction_graph"]
 

@@ -22,7 +22,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from langmemcore.config import RetrievalConfig
 from langmemcore.retrieval.fusion import ChannelRanking
 from langmemcore.storage.database import Database
-from langmemcore.storage.repository import Repository, Scored
+from langmemcore.storage.records import Scored
+from langmemcore.storage.repository import Repository
 from langmemcore.text import TimeMention
 
 __all__ = [

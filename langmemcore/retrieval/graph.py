@@ -39,7 +39,8 @@ from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
 from langmemcore.storage.database import Database
 from langmemcore.storage.formal_queries import confident_notes
-from langmemcore.storage.repository import Repository, Scored
+from langmemcore.storage.records import Scored
+from langmemcore.storage.repository import Repository
 
 __all__ = ["RetrievalContext", "RetrievalState", "build_retrieval_graph"]
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from langmemcore.storage.database import Database, resolve_database_url
 from langmemcore.storage.migrations import downgrade, head_revision, upgrade
-from langmemcore.storage.repository import ObservationRecord, Repository, Scored
+from langmemcore.storage.records import ObservationRecord, Scored
+from langmemcore.storage.repository import Repository
 
 __all__ = [
     "Database",

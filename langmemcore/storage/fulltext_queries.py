@@ -11,6 +11,7 @@ ones.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -38,6 +39,7 @@ from langmemcore.storage.prepared import Prepared, float_array, number, text_arr
 __all__ = [
     "DOCUMENT_FREQUENCY_CAP",
     "NOTE_COUNT_CAP",
+    "bm25_idf",
     "clear_lexeme_stats",
     "fulltext_notes",
     "insert_lexeme_stats",
@@ -81,6 +83,11 @@ next to nothing and no longer selects full-text candidates on its own."""
 NOTE_COUNT_CAP = 20_000
 """The active notes of a namespace are counted up to this many for inverse document
 frequencies (beyond it the weights hardly change, and counting would cost a scan)."""
+
+
+def bm25_idf(document_frequency: int, total: int) -> float:
+    """BM25's inverse document frequency, ``ln(1 + (N - df + 0.5) / (df + 0.5))``."""
+    return math.log(1.0 + (total - document_frequency + 0.5) / (document_frequency + 0.5))
 
 
 def _statistics_values(namespace: str, query: str, cap: int, total_cap: int) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from langgraph.store.base import get_text_at_path
 
 from langmemcore._errors import ConfigurationError, InvalidInputError
-from langmemcore.storage.repository import validate_text
+from langmemcore.storage.records import validate_text
 
 __all__ = [
     "ITEM_KEY_PREFIX",

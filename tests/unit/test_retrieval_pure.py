@@ -14,7 +14,7 @@ from langmemcore.retrieval.channels import (
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, diversify, fuse
 from langmemcore.retrieval.pack import SourceRef, order_sources
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline
-from langmemcore.storage.repository import Scored
+from langmemcore.storage.records import Scored
 from langmemcore.text import TimeMention
 
 

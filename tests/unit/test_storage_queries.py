@@ -17,7 +17,7 @@ from langmemcore.storage import queries as q
 from langmemcore.storage.evidence_queries import evidence_rows
 from langmemcore.storage.models import Item, decode_vector
 from langmemcore.storage.prepared import Prepared
-from langmemcore.storage.repository import content_hash, validate_text
+from langmemcore.storage.records import content_hash, validate_text
 
 VECTOR = [0.1, 0.2, 0.3]
 
@@ -127,7 +127,7 @@ def test_oversized_text_error_names_the_limit() -> None:
 def test_bm25_idf_prefers_rare_terms() -> None:
     from math import log
 
-    from langmemcore.storage.repository import bm25_idf
+    from langmemcore.storage.fulltext_queries import bm25_idf
 
     assert bm25_idf(1, 100) == pytest.approx(log(1 + 99.5 / 1.5))
     assert bm25_idf(1, 100) > bm25_idf(50, 100) > bm25_idf(100, 100) > 0
