@@ -2,7 +2,9 @@
 
 Both run in the same process, on the same Postgres (a fresh embedded server unless
 ``--url`` / ``DATABASE_URL`` is given), with the same embedder (local all-MiniLM-L6-v2).
-Prints turns/s, peak memory and the time ratio.
+The two systems take turns conversation by conversation (ours first on the first, theirs
+first on the next, ...), so that a machine whose speed drifts during the run weighs on
+both alike. Prints each conversation's times, turns/s, peak memory and the time ratio.
 
 Run: ``python -m langmemcore.eval.bench_ingest ../shared/data/locomo-dev.json``
 """
@@ -16,7 +18,10 @@ import resource
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import make_url
 
@@ -27,6 +32,9 @@ from langmemcore.eval.locomo import Conversation, load_locomo
 from langmemcore.memory import IngestReport, Memory
 from langmemcore.storage import Database, upgrade
 from langmemcore.storage.embedded import embedded_database_url
+
+if TYPE_CHECKING:
+    from langgraph.store.postgres import PostgresStore
 
 __all__ = ["conversation_observations", "main"]
 
@@ -43,20 +51,16 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-async def _ours(
-    memory: Memory, conversations: list[Conversation], run: str
-) -> tuple[float, list[IngestReport]]:
+async def _ours(memory: Memory, conversation: Conversation, run: str) -> tuple[float, IngestReport]:
     start = time.perf_counter()
-    reports = [
-        await memory.aingest_many((run, c.sample_id), conversation_observations(c), progress=True)
-        for c in conversations
-    ]
-    return time.perf_counter() - start, reports
+    report = await memory.aingest_many(
+        (run, conversation.sample_id), conversation_observations(conversation), progress=True
+    )
+    return time.perf_counter() - start, report
 
 
-def _postgres_store(
-    url: str, embeddings: LocalEmbeddings, conversations: list[Conversation], run: str
-) -> float:
+@contextmanager
+def _postgres_store(url: str, embeddings: LocalEmbeddings) -> Iterator[PostgresStore]:
     from langgraph.store.postgres import PostgresStore
     from psycopg import Connection
     from psycopg.rows import dict_row
@@ -67,19 +71,19 @@ def _postgres_store(
     ) as conn:
         store = PostgresStore(conn, index={"dims": 384, "embed": embeddings, "fields": ["text"]})
         store.setup()
-        start = time.perf_counter()
-        for c in conversations:
-            for t in c.turns:
-                store.put(
-                    (run, c.sample_id),
-                    t.dia_id,
-                    {
-                        "text": t.full_text,
-                        "speaker": t.speaker,
-                        "time": t.event_time.isoformat() if t.event_time else None,
-                    },
-                )
-        return time.perf_counter() - start
+        yield store
+
+
+def _theirs(store: PostgresStore, conversation: Conversation, run: str) -> float:
+    start = time.perf_counter()
+    for t in conversation.turns:
+        value: dict[str, Any] = {
+            "text": t.full_text,
+            "speaker": t.speaker,
+            "time": t.event_time.isoformat() if t.event_time else None,
+        }
+        store.put((run, conversation.sample_id), t.dia_id, value)
+    return time.perf_counter() - start
 
 
 async def _run(path: Path, url: str | None) -> None:
@@ -94,9 +98,22 @@ async def _run(path: Path, url: str | None) -> None:
     memory = Memory(database, embeddings, config=ConstructionConfig())
     run = f"bench-{uuid.uuid4().hex[:8]}"
     rss_before = _peak_rss_mb()
-    ours, reports = await _ours(memory, conversations, run)
-    rss_ours = _peak_rss_mb()
-    theirs = await asyncio.to_thread(_postgres_store, url, embeddings, conversations, run)
+    ours = theirs = 0.0
+    reports: list[IngestReport] = []
+    with _postgres_store(url, embeddings) as store:
+        for index, conversation in enumerate(conversations):
+            if index % 2:
+                their_seconds = await asyncio.to_thread(_theirs, store, conversation, run)
+            our_seconds, report = await _ours(memory, conversation, run)
+            if not index % 2:
+                their_seconds = await asyncio.to_thread(_theirs, store, conversation, run)
+            reports.append(report)
+            ours, theirs = ours + our_seconds, theirs + their_seconds
+            print(
+                f"{conversation.sample_id}: {len(conversation.turns)} turns, langmemcore "
+                f"{our_seconds:.2f} s, PostgresStore {their_seconds:.2f} s "
+                f"({'ours' if not index % 2 else 'theirs'} first)"
+            )
     merges = sum(r.count("merge") for r in reports)
     appends = sum(r.count("append") for r in reports)
     links = sum(r.links for r in reports)
@@ -108,10 +125,7 @@ async def _run(path: Path, url: str | None) -> None:
     )
     print(f"PostgresStore.put:       {theirs:.2f} s, {turns / theirs:.1f} turns/s")
     print(f"time ratio langmemcore / PostgresStore: {ours / theirs:.2f}x")
-    print(
-        f"peak RSS: {rss_before:.0f} MB before ingest, {rss_ours:.0f} MB after ours, "
-        f"{_peak_rss_mb():.0f} MB at the end"
-    )
+    print(f"peak RSS: {rss_before:.0f} MB before ingest, {_peak_rss_mb():.0f} MB at the end")
 
 
 def main() -> None:
