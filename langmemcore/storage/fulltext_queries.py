@@ -39,6 +39,7 @@ from langmemcore.storage.prepared import Prepared, float_array, number, text_arr
 __all__ = [
     "DOCUMENT_FREQUENCY_CAP",
     "NOTE_COUNT_CAP",
+    "TermStatistics",
     "bm25_idf",
     "clear_lexeme_stats",
     "fulltext_notes",
@@ -46,6 +47,7 @@ __all__ = [
     "lexeme_statistics",
     "stored_lexeme_statistics",
     "upsert_namespace_stats",
+    "weigh_terms",
 ]
 
 
@@ -88,6 +90,38 @@ frequencies (beyond it the weights hardly change, and counting would cost a scan
 def bm25_idf(document_frequency: int, total: int) -> float:
     """BM25's inverse document frequency, ``ln(1 + (N - df + 0.5) / (df + 0.5))``."""
     return math.log(1.0 + (total - document_frequency + 0.5) / (document_frequency + 0.5))
+
+
+TermStatistics = tuple[str, int, int, int | None]
+"""A query lexeme's row of :func:`lexeme_statistics` / :func:`stored_lexeme_statistics`:
+``(lexeme, df, total, stored_df)``."""
+
+
+def weigh_terms(
+    stats: Sequence[TermStatistics], cap: int = DOCUMENT_FREQUENCY_CAP
+) -> tuple[list[tuple[str, float]], list[str]]:
+    """Weigh the query's terms and choose those that select full-text candidates.
+
+    Every term found in some note weighs its BM25 IDF. Terms found in more than a tenth
+    of the notes (speaker names, say), or in at least ``cap`` notes, weigh in but do not
+    select candidates on their own, unless every term is that common: then the rarest of
+    them does, by the stored, uncapped counts where known (at the cap, counts tie).
+
+    Args:
+        stats: One row per query lexeme, in the statement's order.
+        cap: The cap the document frequencies were counted up to.
+
+    Returns:
+        ``(lexeme, weight)`` of the terms found in some note, and the candidate terms;
+        both empty when no term is found.
+    """
+    found = [(lexeme, df, total, stored) for lexeme, df, total, stored in stats if df]
+    weighted = [(lexeme, bm25_idf(df, total)) for lexeme, df, total, _ in found]
+    rare = [lexeme for lexeme, df, total, _ in found if df <= 0.1 * total and df < cap]
+    if rare or not found:
+        return weighted, rare
+    rarest = min(found, key=lambda row: row[3] or row[1])
+    return weighted, [rarest[0]]
 
 
 def _statistics_values(namespace: str, query: str, cap: int, total_cap: int) -> dict[str, Any]:

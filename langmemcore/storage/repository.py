@@ -283,11 +283,8 @@ class Repository:
 
         Document frequencies come from the statistics stored at the last topic evolution
         (terms they do not know are counted live), or are all counted live when the
-        namespace has none yet. Terms found in more than a tenth of the notes (speaker
-        names, say), or in at least
-        :data:`~langmemcore.storage.fulltext_queries.DOCUMENT_FREQUENCY_CAP` notes, still
-        add their weight but do not select candidates on their own, unless every term is
-        that common: then the rarest of them does (by the stored, uncapped counts).
+        namespace has none yet. Which terms select candidates:
+        :func:`~langmemcore.storage.fulltext_queries.weigh_terms`.
         """
         ns = encode_namespace(namespace)
         cap, total_cap = fq.DOCUMENT_FREQUENCY_CAP, fq.NOTE_COUNT_CAP
@@ -298,13 +295,9 @@ class Repository:
             stats = list(
                 await self.session.execute(*fq.lexeme_statistics(ns, query, cap, total_cap))
             )
-        weighted = [(lex, fq.bm25_idf(int(df), int(total))) for lex, df, total, _ in stats if df]
+        weighted, candidates = fq.weigh_terms([tuple(row) for row in stats], cap)
         if not weighted:
             return []
-        common = {lex for lex, df, total, _ in stats if df and (df > 0.1 * total or df >= cap)}
-        rare = [lex for lex, _w in weighted if lex not in common]
-        rarest = min((s for s in stats if s.df), key=lambda s: s.stored_df or s.df).lexeme
-        candidates = rare or [rarest]
         rows = await self.session.execute(*fq.fulltext_notes(ns, weighted, k, candidates))
         return [Scored(i, float(r)) for i, r in rows]
 

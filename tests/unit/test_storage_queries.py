@@ -183,3 +183,21 @@ def test_prepared_statements_are_built_once_per_shape() -> None:
     logged = formal.insert_query("a", "where did she go?", [3, 1])
     assert formal.insert_query("b", "when?", []).statement is logged.statement
     assert logged.params == {"namespace": "a", "query": "where did she go?", "returned": [3, 1]}
+
+
+def test_rare_terms_select_fulltext_candidates_and_common_ones_only_weigh() -> None:
+    stats = [("carolin", 40, 100, 40), ("pottery", 3, 100, 3), ("zeppelin", 0, 100, None)]
+    weighted, candidates = fq.weigh_terms(stats, cap=1000)
+    assert [lexeme for lexeme, _ in weighted] == ["carolin", "pottery"]
+    assert dict(weighted)["pottery"] > dict(weighted)["carolin"] > 0
+    assert candidates == ["pottery"]
+    assert fq.weigh_terms([("zeppelin", 0, 100, None)]) == ([], [])
+
+
+def test_when_every_term_is_common_the_rarest_by_stored_count_selects() -> None:
+    capped = [("carolin", 2, 10, 33_255), ("lgbtq", 2, 10, 1_888), ("support", 2, 10, 14_712)]
+    weighted, candidates = fq.weigh_terms(capped, cap=2)
+    assert len({weight for _, weight in weighted}) == 1  # at the cap the weights tie
+    assert candidates == ["lgbtq"]
+    live = [("melani", 60, 100, None), ("carolin", 50, 100, None)]
+    assert fq.weigh_terms(live, cap=1000)[1] == ["carolin"]
