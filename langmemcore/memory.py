@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
-from sqlalchemy import func, select
 
 from langmemcore._bridge import run_sync
 from langmemcore._errors import ConfigurationError, InvalidInputError
@@ -38,7 +37,6 @@ from langmemcore.formal.api import FormalMemory, SearchResults
 from langmemcore.formal.config import FormalConfig
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.storage.database import Database
-from langmemcore.storage.models import Note, Topic
 from langmemcore.storage.records import content_hash, ensure_same_content, validate_text
 from langmemcore.storage.repository import Repository
 
@@ -315,15 +313,8 @@ class Memory(FormalMemory):
         if every <= 0 or result.operation == "unchanged":
             return False
         if namespace not in self._since_topics:
-            ns = ".".join(namespace)
-            async with Repository.open(self.database) as repo:
-                last = await repo.session.scalar(
-                    select(func.max(Topic.created_at)).where(Topic.namespace == ns)
-                )
-                newer = select(func.count()).where(Note.namespace == ns, Note.status == "active")
-                if last is not None:
-                    newer = newer.where(Note.created_at > last)
-                self._since_topics[namespace] = int(await repo.session.scalar(newer) or 0)
+            async with Repository.open(self.database, autocommit=True) as repo:
+                self._since_topics[namespace] = await repo.notes_since_topics(namespace)
         elif result.operation == "append":
             self._since_topics[namespace] += 1
         return self._since_topics[namespace] >= every

@@ -11,10 +11,12 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    DateTime,
     Delete,
     Select,
     delete,
     func,
+    literal,
     or_,
     select,
 )
@@ -41,6 +43,7 @@ __all__ = [
     "nearest_topics",
     "notes_by_ids",
     "notes_by_keywords",
+    "notes_since_topics",
     "observation_by_key",
     "sources_of_notes",
     "topic_notes",
@@ -156,4 +159,15 @@ def delete_note_sources(namespace: str, note_id: int) -> Delete:
     """Remove every source link of one note."""
     return delete(NoteSource).where(
         NoteSource.namespace == namespace, NoteSource.note_id == note_id
+    )
+
+
+def notes_since_topics(namespace: str) -> Select:
+    """How many active notes were written after the newest topic group (all of them
+    when the namespace has no topics yet).
+    """
+    newest = select(func.max(Topic.created_at)).where(Topic.namespace == namespace)
+    after = func.coalesce(newest.scalar_subquery(), literal("-infinity", DateTime(True)))
+    return select(func.count()).where(
+        Note.namespace == namespace, Note.status == ACTIVE, Note.created_at > after
     )

@@ -317,6 +317,11 @@ class Repository:
         stmt = cq.notes_in_time_range(encode_namespace(namespace), start, end, k)
         return [i for i, _t in await self.session.execute(*stmt)]
 
+    async def notes_since_topics(self, namespace: Sequence[str]) -> int:
+        """Active notes written after the namespace's newest topic group."""
+        stmt = q.notes_since_topics(encode_namespace(namespace))
+        return int(await self.session.scalar(stmt) or 0)
+
     async def note_summaries(
         self, namespace: Sequence[str], note_ids: Sequence[int]
     ) -> list[tuple[int, str, list[str], datetime | None]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from langmemcore import InvalidInputError, ObservationConflictError
 from langmemcore.config import ConstructionConfig
@@ -223,6 +223,20 @@ async def test_background_topic_evolution_and_flush(
     await memory.aflush()
     state = await snapshot(database, ns)
     assert ("topics", False) in state["lineage"]
+
+
+async def test_notes_since_topics_counts_the_notes_newer_than_the_newest_topic(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    for obs in observations():
+        await memory.aingest(ns, obs.text, key=obs.key, speaker=obs.speaker)
+    active = select(func.count()).where(Note.namespace == ".".join(ns), Note.status == "active")
+    async with Repository.open(database) as repo:
+        assert await repo.notes_since_topics(ns) == await repo.session.scalar(active) > 0
+    await memory.aevolve_topics(ns)
+    await memory.aingest(ns, "Caroline adopted a grey cat named Oscar.", key="late")
+    async with Repository.open(database) as repo:
+        assert await repo.notes_since_topics(ns) == 1
 
 
 async def test_appending_a_key_stored_meanwhile_changes_nothing(
