@@ -1,7 +1,9 @@
 """Pure SQL builders of the formal layer (query log, confidence, capacity, archive).
 
-Each function returns a SQLAlchemy statement and executes nothing; every statement filters
-by namespace first. :mod:`langmemcore.formal.capacity` executes them.
+Each function returns a SQLAlchemy statement and executes nothing (the query-log insert,
+which every search runs, a :class:`~langmemcore.storage.prepared.Prepared` built once);
+every statement filters by namespace first. :mod:`langmemcore.formal.capacity` executes
+them.
 """
 
 from __future__ import annotations
