@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from langmemcore.demo import load_demo_conversation
 from langmemcore.storage import head_revision
 from tests.conftest import REPO_ROOT
@@ -49,6 +51,7 @@ def test_the_shipped_conversation_has_the_promised_shape() -> None:
     assert 4 <= len(conversation.questions) <= 5
 
 
+@pytest.mark.embedded_default
 def test_demo_on_the_embedded_default(tmp_path: Path) -> None:
     first = run_demo(tmp_path / "home")
     assert first.returncode == 0, first.stderr

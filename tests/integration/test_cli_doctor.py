@@ -29,6 +29,7 @@ def run_cli(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.embedded_default
 def test_doctor_and_migrate_on_the_embedded_default(tmp_path: Path) -> None:
     before = run_cli(["doctor"], tmp_path)
     assert before.returncode == 0, before.stderr
@@ -46,6 +47,7 @@ def test_doctor_and_migrate_on_the_embedded_default(tmp_path: Path) -> None:
     assert f"schema:     {head_revision()} (up to date)" in after.stdout
 
 
+@pytest.mark.embedded_default
 def test_embedded_default_under_a_home_too_long_for_a_unix_socket(tmp_path: Path) -> None:
     home = tmp_path / ("h" * 60) / ("o" * 40)
     home.mkdir(parents=True)
