@@ -102,17 +102,18 @@ async def _run(path: Path, url: str | None) -> None:
     reports: list[IngestReport] = []
     with _postgres_store(url, embeddings) as store:
         for index, conversation in enumerate(conversations):
-            if index % 2:
+            theirs_first = index % 2 == 1
+            if theirs_first:
                 their_seconds = await asyncio.to_thread(_theirs, store, conversation, run)
             our_seconds, report = await _ours(memory, conversation, run)
-            if not index % 2:
+            if not theirs_first:
                 their_seconds = await asyncio.to_thread(_theirs, store, conversation, run)
             reports.append(report)
             ours, theirs = ours + our_seconds, theirs + their_seconds
             print(
                 f"{conversation.sample_id}: {len(conversation.turns)} turns, langmemcore "
                 f"{our_seconds:.2f} s, PostgresStore {their_seconds:.2f} s "
-                f"({'ours' if not index % 2 else 'theirs'} first)"
+                f"({'theirs' if theirs_first else 'ours'} first)"
             )
     merges = sum(r.count("merge") for r in reports)
     appends = sum(r.count("append") for r in reports)

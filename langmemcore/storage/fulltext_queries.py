@@ -115,7 +115,7 @@ def weigh_terms(
         ``(lexeme, weight)`` of the terms found in some note, and the candidate terms;
         both empty when no term is found.
     """
-    found = [(lexeme, df, total, stored) for lexeme, df, total, stored in stats if df]
+    found = [row for row in stats if row[1]]
     weighted = [(lexeme, bm25_idf(df, total)) for lexeme, df, total, _ in found]
     rare = [lexeme for lexeme, df, total, _ in found if df <= 0.1 * total and df < cap]
     if rare or not found:
