@@ -37,6 +37,7 @@ from langmemcore.formal.api import FormalMemory, SearchResults
 from langmemcore.formal.config import FormalConfig
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.storage.database import Database
+from langmemcore.storage.migrations import ensure_schema
 from langmemcore.storage.records import content_hash, ensure_same_content, validate_text
 from langmemcore.storage.repository import Repository
 
@@ -119,13 +120,18 @@ class Memory(FormalMemory):
     ) -> Memory:
         """Open memory on ``url`` (else ``DATABASE_URL``, else the embedded server).
 
+        The embedded server's schema is created (or upgraded) on first use, for the
+        embedder's dimensions; a database named by a URL is never migrated on open.
+
         Raises:
-            MigrationRequiredError: The schema is missing or behind head.
+            MigrationRequiredError: A database named by a URL has a schema that is
+                missing or behind head.
             ConfigurationError: The embedder's dimensions differ from the schema's.
         """
         database = Database.connect(url)
-        dims = await database.check_schema()
         embedder = resolve_embeddings(embeddings)
+        await ensure_schema(database, lambda: embedding_dims(embedder))
+        dims = await database.check_schema()
         actual = await asyncio.to_thread(embedding_dims, embedder)
         if dims != actual:
             raise ConfigurationError(

@@ -2,8 +2,9 @@
 
 Each ``Document`` is one retrieved note: ``page_content`` is the note's context and
 ``metadata`` carries its provenance (source keys, speakers, times, texts), keywords, topic,
-the channels that found it with its rank there, the fused score and the note id. Drops
-into any LCEL chain (``retriever | format_docs | prompt | llm``).
+the channels that found it with its rank there, its score in the final ordering (never
+increasing down the list) and the note id. Drops into any LCEL chain
+(``retriever | format_docs | prompt | llm``).
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ class MemoryRetriever(BaseRetriever):
     """Documents returned at most; ``invoke(query, k=...)`` overrides it per call."""
 
     min_score: float | None = None
-    """Drop notes whose fused score is below this (``None``: keep all)."""
+    """Drop notes whose score (as reported, in the final ordering) is below this (``None``:
+    keep all)."""
 
     token_budget: int | None = None
     """Stop adding notes past this many (estimated) tokens of context."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -70,30 +70,34 @@ def fuse(rankings: Sequence[ChannelRanking], rrf_k: int = 60) -> list[Fused]:
 def diversify(
     fused: Sequence[Fused], vectors: Mapping[int, npt.ArrayLike], relevance: float
 ) -> list[Fused]:
-    """Re-order by maximal marginal relevance.
+    """Re-order by maximal marginal relevance; each note's score becomes the value at
+    which it was picked.
 
-    Greedily picks the note maximising ``relevance * score - (1 - relevance) * max cosine
-    similarity to the notes already picked`` (scores scaled to [0, 1]), so that
-    near-duplicates give way to evidence about other aspects of the question.
+    Greedily picks the note maximising ``relevance * score + (1 - relevance) * best *
+    novelty``, where ``novelty`` is one less the note's highest cosine similarity to the
+    notes already picked (dissimilar notes count as 0; 1 for the first pick) and ``best``
+    the highest fused score, so that near-duplicates give way to evidence about other
+    aspects of the question. The value a note is picked at is its reported score: the
+    first note keeps its fused score, and scores never increase down the list (a later
+    pick was available earlier at a value at least as high).
 
     Args:
         fused: Fused notes, best first; all must have a vector.
         vectors: Note id -> normalised embedding.
-        relevance: Weight of the fused score (1 keeps the order).
+        relevance: Weight of the fused score (1 keeps the order and the scores).
     """
     if relevance >= 1.0 or len(fused) < 3:
         return list(fused)
-    top = max(f.score for f in fused) or 1.0
-    scores = np.asarray([f.score / top for f in fused])
+    best = max(f.score for f in fused)
+    scores = np.asarray([f.score for f in fused])
     matrix = np.asarray([vectors[f.note_id] for f in fused], dtype=np.float64)
-    closest = np.full(len(fused), -np.inf)
+    closest = np.zeros(len(fused))
     remaining = np.ones(len(fused), dtype=bool)
-    order: list[int] = []
+    picked: list[Fused] = []
     for _ in range(len(fused)):
-        redundancy = np.where(np.isfinite(closest), closest, 0.0)
-        value = np.where(remaining, relevance * scores - (1 - relevance) * redundancy, -np.inf)
-        pick = int(np.argmax(value))
-        order.append(pick)
+        value = relevance * scores + (1 - relevance) * best * (1.0 - closest)
+        pick = int(np.argmax(np.where(remaining, value, -np.inf)))
+        picked.append(replace(fused[pick], score=float(value[pick])))
         remaining[pick] = False
         closest = np.maximum(closest, matrix @ matrix[pick])
-    return [fused[i] for i in order]
+    return picked

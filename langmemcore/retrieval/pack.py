@@ -41,7 +41,9 @@ class RetrievedNote:
     Attributes:
         note_id: The note.
         context: Its denoised context.
-        score: Fused score.
+        score: Its score in the final ordering: the fused score, or with diversity the
+            maximal-marginal-relevance value it was picked at; never higher than the
+            score of the note before it.
         channels: Channel -> rank the note had there.
         keywords: Its keywords.
         topic: Label of its topic, if any.

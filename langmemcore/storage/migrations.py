@@ -6,17 +6,32 @@ are shipped inside the wheel as ``langmemcore/_migrations``.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
 from alembic.config import Config
 from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, create_engine, pool, text
 
 from alembic import command
 from langmemcore._errors import ConfigurationError
 from langmemcore.storage.database import Database
 
-__all__ = ["alembic_config", "downgrade", "head_revision", "script_location", "upgrade"]
+__all__ = [
+    "alembic_config",
+    "downgrade",
+    "ensure_schema",
+    "head_revision",
+    "script_location",
+    "upgrade",
+]
+
+MIGRATION_LOCK = 0x6C6D635F6D6967
+"""Key of the advisory lock every schema change holds, so that processes migrating one
+database at once run the migrations one after the other (the later finds them done)."""
 
 
 def script_location() -> Path:
@@ -56,9 +71,50 @@ def upgrade(database: Database, *, revision: str = "head", dims: int | None = No
         dims: Embedding dimensions for a fresh schema (default 384); ignored once the
             vector columns exist.
     """
-    command.upgrade(alembic_config(database.url, dims=dims), revision)
+    with _locked_connection(database) as connection:
+        config = alembic_config(database.url, dims=dims)
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+        connection.commit()
 
 
 def downgrade(database: Database, *, revision: str = "base") -> None:
     """Take the schema back to ``revision`` (``alembic downgrade``); ``"base"`` drops all."""
-    command.downgrade(alembic_config(database.url), revision)
+    with _locked_connection(database) as connection:
+        config = alembic_config(database.url)
+        config.attributes["connection"] = connection
+        command.downgrade(config, revision)
+        connection.commit()
+
+
+async def ensure_schema(database: Database, dims: Callable[[], int]) -> bool:
+    """Create or upgrade the schema of the embedded default when it is behind head.
+
+    Only the embedded server, which langmemcore owns, is migrated on open; a database
+    named by a URL is left as it is (opening it raises ``MigrationRequiredError``).
+
+    Args:
+        database: The database being opened.
+        dims: Gives the embedding dimensions for a new schema (called only when needed).
+
+    Returns:
+        Whether migrations ran.
+    """
+    if not database.embedded or await database.schema_revision() == head_revision():
+        return False
+    size = await asyncio.to_thread(dims)
+    await asyncio.to_thread(upgrade, database, dims=size)
+    return True
+
+
+@contextmanager
+def _locked_connection(database: Database) -> Iterator[Connection]:
+    """A connection holding the migration lock (released when it closes)."""
+    engine = create_engine(database.url, poolclass=pool.NullPool)
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+            connection.commit()
+            yield connection
+    finally:
+        engine.dispose()

@@ -1,5 +1,5 @@
 """MemoryStore inside LangGraph agents: compiled StateGraphs (runtime.store and
-get_store()), create_react_agent, langchain's create_agent, and langmem's memory tools.
+get_store()), langchain's create_agent, and langmem's memory tools.
 
 Real Postgres, real local embeddings, real graphs; only the chat model is scripted.
 """
@@ -19,7 +19,6 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.config import get_store
 from langgraph.graph import END, START, StateGraph
-from langgraph.prebuilt import create_react_agent
 from langgraph.runtime import Runtime
 from langmem import create_manage_memory_tool, create_search_memory_tool
 
@@ -83,7 +82,7 @@ def _tool_messages(messages: list[BaseMessage]) -> list[str]:
     return [str(m.content) for m in messages if isinstance(m, ToolMessage)]
 
 
-def test_react_agent_with_langmem_tools_creates_updates_and_searches(
+def test_agent_with_langmem_tools_creates_updates_and_searches(
     store: MemoryStore, user: str
 ) -> None:
     namespace = ("memories", "{langgraph_user_id}")
@@ -91,7 +90,7 @@ def test_react_agent_with_langmem_tools_creates_updates_and_searches(
     config = {"configurable": {"langgraph_user_id": user}}
     ns = ("memories", user)
 
-    created = create_react_agent(
+    created = create_agent(
         script(call("manage_memory", content="I love hiking in the Alps."), "Noted."),
         tools,
         store=store,
@@ -100,14 +99,14 @@ def test_react_agent_with_langmem_tools_creates_updates_and_searches(
     [memory] = store.search(ns)
     assert memory.value == {"content": "I love hiking in the Alps."}
 
-    searched = create_react_agent(
+    searched = create_agent(
         script(call("search_memory", query="Where do I like to hike?"), answer_with_tool_result),
         tools,
         store=store,
     ).invoke({"messages": [("user", "Where do I like hiking?")]}, config)
     assert "hiking in the Alps" in str(searched["messages"][-1].content)
 
-    create_react_agent(
+    create_agent(
         script(
             call("manage_memory", action="update", id=memory.key, content="I now prefer sailing."),
             "Updated.",
@@ -120,7 +119,7 @@ def test_react_agent_with_langmem_tools_creates_updates_and_searches(
     found = store.search(ns, query="sailing")
     assert [i.key for i in found] == [memory.key]
 
-    create_react_agent(
+    create_agent(
         script(call("manage_memory", action="delete", id=memory.key), "Forgotten."),
         tools,
         store=store,

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import date
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from langmemcore.prompts.sufficiency import parse_subquery
 from langmemcore.retrieval.channels import (
@@ -51,6 +55,45 @@ def test_diversify_pushes_near_duplicates_down() -> None:
     vectors = {1: [1.0, 0.0], 2: [1.0, 0.0], 3: [0.0, 1.0]}
     assert [f.note_id for f in diversify(fused, vectors, 0.7)] == [1, 3, 2]
     assert [f.note_id for f in diversify(fused, vectors, 1.0)] == [1, 2, 3]
+
+
+def test_diversified_scores_are_the_values_notes_were_picked_at() -> None:
+    fused = [Fused(1, 1.0), Fused(2, 0.99), Fused(3, 0.9)]
+    vectors = {1: [1.0, 0.0], 2: [1.0, 0.0], 3: [0.0, 1.0]}
+    picked = diversify(fused, vectors, 0.7)
+    # 1 first at its fused score; 3: 0.7 * 0.9 + 0.3 * 1.0 * (1 - 0) = 0.93;
+    # 2 (a duplicate of 1): 0.7 * 0.99 + 0.3 * 1.0 * (1 - 1) = 0.693
+    assert [(f.note_id, f.score) for f in picked] == [
+        (1, pytest.approx(1.0)),
+        (3, pytest.approx(0.93)),
+        (2, pytest.approx(0.693)),
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0.001, 1.0),
+            st.lists(st.floats(-1.0, 1.0), min_size=3, max_size=3).filter(
+                lambda v: sum(x * x for x in v) > 1e-3
+            ),
+        ),
+        min_size=3,
+        max_size=25,
+    ),
+    st.floats(0.0, 0.99),
+)
+def test_diversified_scores_never_increase_down_the_list(
+    rows: list[tuple[float, list[float]]], relevance: float
+) -> None:
+    ordered = sorted(rows, key=lambda row: -row[0])
+    fused = [Fused(i, score) for i, (score, _) in enumerate(ordered)]
+    vectors = {i: np.asarray(v) / np.linalg.norm(v) for i, (_, v) in enumerate(ordered)}
+    picked = diversify(fused, vectors, relevance)
+    assert sorted(f.note_id for f in picked) == list(range(len(fused)))
+    assert picked[0].score == pytest.approx(fused[0].score)
+    assert all(a.score >= b.score - 1e-12 for a, b in itertools.pairwise(picked))
 
 
 def test_neighbour_ranking_is_gated_by_relevance() -> None:
