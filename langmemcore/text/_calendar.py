@@ -113,8 +113,18 @@ def season_span(season: str, ref: date, direction: int) -> tuple[date, date]:
     return start, end
 
 
-def closest_year_date(ref: date, month: int, day: int) -> date:
-    """The date with this month and day nearest to ``ref`` (previous, same or next year).
+def year_date(ref: date, month: int, day: int, direction: int = 0) -> date:
+    """The date with this month and day in the previous, same or next year as ``ref``.
+
+    Args:
+        ref: The reference day.
+        month: Month number.
+        day: Day of the month.
+        direction: ``-1`` the latest on or before ``ref``, ``+1`` the earliest on or after
+            it, ``0`` the nearest.
+
+    Returns:
+        The chosen date.
 
     Raises:
         ValueError: No year makes the month and day valid (e.g. 31 April).
@@ -125,6 +135,8 @@ def closest_year_date(ref: date, month: int, day: int) -> date:
             candidates.append(date(year, month, day))
         except ValueError:
             continue
+    if direction:
+        candidates = [c for c in candidates if (c - ref).days * direction >= 0]
     if not candidates:
         raise ValueError(f"invalid day {day} for month {month}")
     return min(candidates, key=lambda candidate: abs((candidate - ref).days))
@@ -203,8 +215,9 @@ def relative_span(qualifier: str, unit: str, ref: date, tense: int) -> tuple[dat
         qualifier: A key of :data:`DIRECTIONS` ("last", "this", "next", "this past", ...).
         unit: "week", "weekend", "month", "year", a season, a weekday or a month name.
         ref: The reference day.
-        tense: ``-1`` for a past-tense sentence, ``+1`` otherwise; only used by "this
-            <month>" for a month later in the year than ``ref`` (past tense: last year's).
+        tense: ``-1`` past, ``+1`` future, ``0`` unknown; only used by "this <month>" for
+            a month later in the year than ``ref`` (past tense: last year's) and by "this
+            <weekday>" on the wrong side of ``ref`` (past: the week before, future: after).
 
     Returns:
         First day, last day and granularity.
@@ -219,6 +232,8 @@ def relative_span(qualifier: str, unit: str, ref: date, tense: int) -> tuple[dat
         weekday = WEEKDAYS[unit]
         if direction == 0:
             day = ref + timedelta(days=weekday - ref.weekday())
+            if (day - ref).days * tense < 0:
+                day += timedelta(days=7 * tense)
         else:
             day = weekday_shift(ref, weekday, direction)
         return day, day, "day"
