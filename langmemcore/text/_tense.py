@@ -75,6 +75,7 @@ _LINKING = word_set(
     becomes became stay stays isn't aren't wasn't weren't"""
 )
 _SUBJECTS = word_set("i we you they")
+_PRONOUNS = _SUBJECTS | word_set("he she it")
 _HABITUAL = word_set(
     """usually always often normally generally typically sometimes regularly every each
     weekly daily rarely seldom frequently mostly"""
@@ -86,7 +87,7 @@ _CONJUNCTIONS = word_set(
     until till unless if that cause cuz"""
 )
 _ABBREVIATIONS = word_set("mr mrs ms dr st mt jr sr vs etc prof no approx e g i")
-_WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[,;:()\u2014\u2013\"]|\s-\s")
+_WORD_RE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)?|[,;:()\u2014\u2013\"]|\s-\s")
 _END_RE = re.compile(r"[.!?\n]")
 _WORD_BEFORE_RE = re.compile(r"([A-Za-z]+)$")
 
@@ -127,7 +128,7 @@ def _is_past_ed(words: list[str], i: int) -> bool:
 def _after_perfect(words: list[str], i: int) -> bool:
     """Whether ``words[i]`` ("have", "'ve") starts a perfect ("have started", "'ve been")."""
     j = i + 1
-    while j < len(words) and words[j] in ADVERBS:
+    while j < len(words) and (words[j] in ADVERBS or words[j] in _PRONOUNS):
         j += 1
     if j >= len(words):
         return False
@@ -135,10 +136,23 @@ def _after_perfect(words: list[str], i: int) -> bool:
     return nxt in _PARTICIPLES or (nxt.endswith("ed") and _is_past_ed(words, j))
 
 
-def _marker(words: list[str], i: int) -> int | None:
-    """The tense ``words[i]`` marks (PAST, PRESENT, FUTURE), or ``None``."""
+def _marker(words: list[str], caps: list[bool], i: int) -> int | None:
+    """The tense ``words[i]`` marks (PAST, PRESENT, FUTURE), or ``None``.
+
+    Args:
+        words: The sentence's words, lowercase.
+        caps: Whether each word was written with a capital.
+        i: The word to read.
+
+    Returns:
+        The tense, or ``None`` for a word that marks none (or the verb of a question, "did
+        you go", whose auxiliary carries the tense).
+    """
     word = words[i]
     following = words[i + 1] if i + 1 < len(words) else ""
+    subject = _word_before(words, i)
+    if subject > 0 and words[subject] in _PRONOUNS and words[subject - 1] in AUXILIARIES:
+        return None
     if word in _FUTURE_WORDS or (word in _FUTURE_BEFORE_TO and following == "to"):
         return PAST if word in ("planned", "had", "got") else FUTURE
     if word in ("see", "looking", "wait") and following in ("you", "forward", "until"):
@@ -149,26 +163,30 @@ def _marker(words: list[str], i: int) -> int | None:
         return PAST
     if word in _PRESENT_WORDS:
         return PRESENT
-    return PRESENT if _after_subject(words, i) else None
+    if word in STOPWORDS or not word.isalpha() or subject < 0:
+        return None
+    if words[subject] in _SUBJECTS:
+        return PRESENT
+    third_person = word.endswith("s") and not word.endswith("ss")
+    named = caps[subject] and (subject == 0 or not words[subject - 1][0].isalpha())
+    return PRESENT if third_person and (words[subject] in _PRONOUNS or named) else None
 
 
-def _after_subject(words: list[str], i: int) -> bool:
-    """Whether ``words[i]`` is a finite verb after "I / we / you / they" ("we leave"), not
-    the verb of a question ("did you go") nor a function word ("you there")."""
-    word = words[i]
-    if word in STOPWORDS or not word.isalpha():
-        return False
+def _word_before(words: list[str], i: int) -> int:
+    """Index of the word before ``words[i]``, skipping adverbs ("I usually go"); -1 if none."""
     j = i - 1
     while j >= 0 and words[j] in ADVERBS:
         j -= 1
-    return j >= 0 and words[j] in _SUBJECTS and (j == 0 or words[j - 1] not in AUXILIARIES)
+    return j
 
 
-def _clause(tokens: list[tuple[int, str]], begin: int, end: int) -> tuple[int, int]:
-    """Character bounds of the clause holding ``[begin, end)``: between the nearest
-    punctuation or conjunction on either side."""
+def _clause(offsets: list[int], words: list[str], begin: int, end: int) -> tuple[int, int]:
+    """Character bounds of the clause holding ``[begin, end)``.
+
+    The clause runs between the nearest punctuation or conjunction on either side.
+    """
     low, high = 0, 1 << 30
-    for offset, word in tokens:
+    for offset, word in zip(offsets, words, strict=True):
         if word[0].isalpha() and word not in _CONJUNCTIONS:
             continue
         if offset < begin:
@@ -192,25 +210,26 @@ def tense_at(text: str, begin: int, end: int) -> int:
         the words give no evidence or describe a habit.
     """
     left, right = _sentence(text, begin, end)
-    folded = fold_apostrophes(text[left:right])
-    tokens = [(m.start() + left, m.group().strip().lower()) for m in _WORD_RE.finditer(folded)]
-    words = [word for _, word in tokens]
-    low, high = _clause(tokens, begin, end)
-    inside: list[tuple[int, int]] = []
-    outside: list[tuple[int, int]] = []
-    weak: list[tuple[int, int]] = []
-    for i, (offset, word) in enumerate(tokens):
-        if begin <= offset < end or not word[0].isalpha():
-            continue
-        distance = begin - offset if offset < begin else offset - end
-        tense = _marker(words, i)
-        if tense is not None:
-            (inside if low <= offset < high else outside).append((distance, tense))
-        elif word in _WEAK_PAST or word in _WEAK_FUTURE:
-            weak.append((distance, PAST if word in _WEAK_PAST else FUTURE))
-    chosen = min(inside or outside or weak, default=None)
-    if chosen is None:
-        return 0
-    if chosen[1] == PRESENT:
+    tokens = [
+        (m.start(), fold_apostrophes(m.group().strip()))
+        for m in _WORD_RE.finditer(text, left, right)
+    ]
+    words = [word.lower() for _, word in tokens]
+    low, high = _clause([offset for offset, _ in tokens], words, begin, end)
+
+    def rank(i: int) -> tuple[bool, int]:
+        offset = tokens[i][0]
+        return not low <= offset < high, begin - offset if offset < begin else offset - end
+
+    outside_span = (
+        i for i, (at, word) in enumerate(tokens) if word[0].isalpha() and not begin <= at < end
+    )
+    order = sorted(outside_span, key=rank)
+    caps = [word[0].isupper() for _, word in tokens]
+    tense = next((t for t in (_marker(words, caps, i) for i in order) if t is not None), None)
+    if tense is None:
+        weak = [words[i] for i in order if words[i] in _WEAK_PAST or words[i] in _WEAK_FUTURE]
+        return (PAST if weak[0] in _WEAK_PAST else FUTURE) if weak else 0
+    if tense == PRESENT:
         return 0 if any(word in _HABITUAL for word in words) else FUTURE
-    return chosen[1]
+    return tense

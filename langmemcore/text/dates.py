@@ -154,7 +154,8 @@ def _absolute(
 ) -> tuple[date, date, str] | None:
     """Resolve the absolute kinds (and day-month without a year, which needs ``ref``: the
     previous one in a past-tense sentence, the coming one in a future one, else the
-    nearest)."""
+    nearest).
+    """
     g = m.group
     if kind in ("iso", "dmy", "mdy", "dm", "md"):
         day_s, month_s, year_s = (
