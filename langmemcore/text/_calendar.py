@@ -113,18 +113,8 @@ def season_span(season: str, ref: date, direction: int) -> tuple[date, date]:
     return start, end
 
 
-def year_date(ref: date, month: int, day: int, direction: int = 0) -> date:
-    """The date with this month and day in the previous, same or next year as ``ref``.
-
-    Args:
-        ref: The reference day.
-        month: Month number.
-        day: Day of the month.
-        direction: ``-1`` the latest on or before ``ref``, ``+1`` the earliest on or after
-            it, ``0`` the nearest.
-
-    Returns:
-        The chosen date.
+def closest_year_date(ref: date, month: int, day: int) -> date:
+    """The date with this month and day nearest to ``ref`` (previous, same or next year).
 
     Raises:
         ValueError: No year makes the month and day valid (e.g. 31 April).
@@ -135,8 +125,6 @@ def year_date(ref: date, month: int, day: int, direction: int = 0) -> date:
             candidates.append(date(year, month, day))
         except ValueError:
             continue
-    if direction:
-        candidates = [c for c in candidates if (c - ref).days * direction >= 0]
     if not candidates:
         raise ValueError(f"invalid day {day} for month {month}")
     return min(candidates, key=lambda candidate: abs((candidate - ref).days))

@@ -6,11 +6,13 @@ weekend", "two days ago", "a few weeks ago", "next month", "this summer", "last 
 "on Friday", "in June") need a reference time, typically the session time of the
 conversation; without one they are skipped. Weeks run Monday to Sunday; seasons are
 meteorological (spring = March to May, summer = June to August, autumn = September to
-November, winter = December to February). Bare weekdays, months and day-months follow the
-tense of the clause they are said in (:mod:`langmemcore.text._tense`): past ("I started on
-Monday") picks the previous one, future or a one-off present ("I start on Monday", "I'm
-starting on Monday") the coming one; with no tense evidence ("Monday?") or a habit ("I
-usually swim on Monday") a bare weekday or month is left unresolved.
+November, winter = December to February). Bare weekdays and months follow the tense of
+the clause they are said in (:mod:`langmemcore.text._tense`): past ("I started on Monday")
+picks the previous one, future or a one-off present ("I start on Monday", "I'm starting on
+Monday") the coming one; with no tense evidence ("Monday?") or a habit ("I usually swim on
+Monday") a bare weekday or month is left unresolved. A day and month without a year ("the
+14th of September") is the nearest such date whatever the tense: "booked a quinta for the
+wedding on the 14th of September" books in the past for a day to come.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from langmemcore.text._calendar import (
     MONTHS,
     SEASON_START,
     WEEKDAYS,
+    closest_year_date,
     format_interval,
     month_span,
     quantity,
@@ -33,7 +36,6 @@ from langmemcore.text._calendar import (
     shift,
     unit_span,
     weekday_shift,
-    year_date,
 )
 from langmemcore.text._lexicon import STOPWORDS
 from langmemcore.text._tense import tense_at
@@ -149,13 +151,8 @@ def _content_after(text: str, end: int) -> bool:
     return match is not None and match.group(1) not in STOPWORDS
 
 
-def _absolute(
-    kind: str, m: re.Match[str], ref: date | None, tense: int = 0
-) -> tuple[date, date, str] | None:
-    """Resolve the absolute kinds (and day-month without a year, which needs ``ref``: the
-    previous one in a past-tense sentence, the coming one in a future one, else the
-    nearest).
-    """
+def _absolute(kind: str, m: re.Match[str], ref: date | None) -> tuple[date, date, str] | None:
+    """Resolve the absolute kinds (and day-month without a year, which needs ``ref``)."""
     g = m.group
     if kind in ("iso", "dmy", "mdy", "dm", "md"):
         day_s, month_s, year_s = (
@@ -170,7 +167,7 @@ def _absolute(
             elif ref is None:
                 return None
             else:
-                day = year_date(ref, month, int(day_s), tense)
+                day = closest_year_date(ref, month, int(day_s))
         except ValueError:
             return None
         return day, day, "day"
@@ -287,8 +284,7 @@ def scan_time_mentions(text: str, reference: datetime | date | None) -> list[Tim
         if relative and ref is None:
             continue
         if kind in ("dm", "md") or not relative:
-            tense = tense_at(text, m.start(), m.end()) if relative and ref else 0
-            resolved = _absolute(kind, m, ref, tense)
+            resolved = _absolute(kind, m, ref)
             relative = kind in ("dm", "md")
         else:
             assert ref is not None
