@@ -86,7 +86,7 @@ _CONJUNCTIONS = word_set(
     """and but so because while whereas although though or then when after before since
     until till unless if that cause cuz"""
 )
-_ABBREVIATIONS = word_set("mr mrs ms dr st mt jr sr vs etc prof no approx e g i")
+_ABBREVIATIONS = word_set("mr mrs ms dr st mt jr sr vs etc prof approx")
 _WORD_RE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)?|[,;:()\u2014\u2013\"]|\s-\s")
 _END_RE = re.compile(r"[.!?\n]")
 _WORD_BEFORE_RE = re.compile(r"([A-Za-z]+)$")
