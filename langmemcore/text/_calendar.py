@@ -203,8 +203,9 @@ def relative_span(qualifier: str, unit: str, ref: date, tense: int) -> tuple[dat
         qualifier: A key of :data:`DIRECTIONS` ("last", "this", "next", "this past", ...).
         unit: "week", "weekend", "month", "year", a season, a weekday or a month name.
         ref: The reference day.
-        tense: ``-1`` for a past-tense sentence, ``+1`` otherwise; only used by "this
-            <month>" for a month later in the year than ``ref`` (past tense: last year's).
+        tense: ``-1`` past, ``+1`` future, ``0`` unknown; only used by "this <month>" for
+            a month later in the year than ``ref`` (past tense: last year's) and by "this
+            <weekday>" on the wrong side of ``ref`` (past: the week before, future: after).
 
     Returns:
         First day, last day and granularity.
@@ -219,6 +220,8 @@ def relative_span(qualifier: str, unit: str, ref: date, tense: int) -> tuple[dat
         weekday = WEEKDAYS[unit]
         if direction == 0:
             day = ref + timedelta(days=weekday - ref.weekday())
+            if (day - ref).days * tense < 0:
+                day += timedelta(days=7 * tense)
         else:
             day = weekday_shift(ref, weekday, direction)
         return day, day, "day"

@@ -6,8 +6,13 @@ weekend", "two days ago", "a few weeks ago", "next month", "this summer", "last 
 "on Friday", "in June") need a reference time, typically the session time of the
 conversation; without one they are skipped. Weeks run Monday to Sunday; seasons are
 meteorological (spring = March to May, summer = June to August, autumn = September to
-November, winter = December to February). Bare weekdays and months follow the sentence's
-tense: past ("went", "-ed") picks the previous one, otherwise the coming one.
+November, winter = December to February). Bare weekdays and months follow the tense of
+the clause they are said in (:mod:`langmemcore.text._tense`): past ("I started on Monday")
+picks the previous one, future or a one-off present ("I start on Monday", "I'm starting on
+Monday") the coming one; with no tense evidence ("Monday?") or a habit ("I usually swim on
+Monday") a bare weekday or month is left unresolved. A day and month without a year ("the
+14th of September") is the nearest such date whatever the tense: "booked a quinta for the
+wedding on the 14th of September" books in the past for a day to come.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from langmemcore.text._calendar import (
     weekday_shift,
 )
 from langmemcore.text._lexicon import STOPWORDS
+from langmemcore.text._tense import tense_at
 
 __all__ = [
     "TimeMention",
@@ -113,7 +119,8 @@ _TIME_RE = re.compile(
     |(?P<rel>\b(?P<rel_q>this\s+past|this\s+coming|last|past|coming|this|next)\s+
         (?P<rel_u>week|weekend|month|year|{_SEASON}|{_WD}|{_MFULL})\b\.?)
     |(?P<wd>\b(?:on\s+)?(?P<wd_d>{_WDFULL})\b(?!s))
-    |(?P<inm>\bin\s+(?P<inm_m>{_MFULL})\b(?!\s*\d))
+    |(?P<inm>\bin\s+(?P<inm_m>{_MFULL})\b(?!\s*\d)
+        (?:\s+(?:of\s+)?(?P<inm_q>last|this|next)\s+year\b)?)
     """,
     re.IGNORECASE | re.VERBOSE,
 )
@@ -129,17 +136,6 @@ _ANCHOR_RE = re.compile(
 _PREFIX_RE = re.compile(r"^(?:on|in)\s+", re.IGNORECASE)
 _CAPITAL_ONLY = frozenset({"may", "march", "mar", "sat", "sun", "wed", "mon"})
 _NEXT_WORD_RE = re.compile(r"\s+([a-z]+)")
-_FUTURE_RE = re.compile(
-    r"\b(?:will|won't|gonna|going\s+to|plan(?:s|ning)?\s+to|can't\s+wait|looking\s+forward"
-    r"|next|upcoming|coming\s+up|tomorrow|soon|hope\s+to|want\s+to|i'll|we'll|'ll)\b",
-    re.IGNORECASE,
-)
-_PAST_RE = re.compile(
-    r"\b(?:was|were|did|went|had|got|came|saw|made|took|ago|last|yesterday|spent|met|ran"
-    r"|gave|felt|told|found|bought|left|won|lost|[a-z]{2,}[^e\s]ed)\b",
-    re.IGNORECASE,
-)
-_SENTENCE_END_RE = re.compile(r"[.!?\n]")
 _MONTH_GROUPS = {"dmy": "dmy_m", "mdy": "mdy_m", "my": "my_m", "dm": "dm_m", "md": "md_m"}
 _MONTH_GROUPS.update({"rel": "rel_u", "inm": "inm_m"})
 _TIME_RE_12H = re.compile(
@@ -153,16 +149,6 @@ def _content_after(text: str, end: int) -> bool:
     """Whether the word right after ``end`` is a lowercase content word ("2000 people")."""
     match = _NEXT_WORD_RE.match(text, end)
     return match is not None and match.group(1) not in STOPWORDS
-
-
-def _tense(text: str, begin: int, end: int) -> int:
-    """Return -1 for a past-tense sentence, +1 for future / present, around a span."""
-    left = max((m.end() for m in _SENTENCE_END_RE.finditer(text, 0, begin)), default=0)
-    right_match = _SENTENCE_END_RE.search(text, end)
-    sentence = text[left : right_match.start() if right_match else len(text)]
-    if _FUTURE_RE.search(sentence):
-        return 1
-    return -1 if _PAST_RE.search(sentence) else 1
 
 
 def _absolute(kind: str, m: re.Match[str], ref: date | None) -> tuple[date, date, str] | None:
@@ -229,20 +215,35 @@ def _resolve_relative(
     if kind == "roll":
         low, high = quantity(g("roll_n"))
         return shift(g("roll_u").lower(), ref, -high), ref, "range"
-    tense = _tense(text, m.start(), m.end())
     if kind == "rel":
         qualifier = " ".join(g("rel_q").lower().split())
         unit = g("rel_u").lower()
         if qualifier == "past" and unit in ("week", "month", "year"):
             return shift(unit, ref, -1), ref, "range"
+        needs_tense = qualifier == "this" and (unit in WEEKDAYS or unit in MONTHS)
+        tense = tense_at(text, m.start(), m.end()) if needs_tense else 0
         return relative_span(qualifier, unit, ref, tense)
+    tense = tense_at(text, m.start(), m.end())
     if kind == "wd":
+        if tense == 0:
+            return None
         day = weekday_shift(ref, WEEKDAYS[g("wd_d").lower()], tense)
         return day, day, "day"
-    month = MONTHS[g("inm_m").lower()]
-    if month == ref.month:
-        return (*month_span(ref.year, month), "month")
-    return relative_span("next" if tense > 0 else "last", g("inm_m").lower(), ref, tense)
+    return _in_month(m, ref, tense)
+
+
+def _in_month(m: re.Match[str], ref: date, tense: int) -> tuple[date, date, str] | None:
+    """Resolve "in March" (by the tense; ``None`` without one) or "in March next year"."""
+    name = m.group("inm_m").lower()
+    qualifier = m.group("inm_q")
+    if qualifier:
+        year = ref.year + {"last": -1, "this": 0, "next": 1}[qualifier.lower()]
+        return (*month_span(year, MONTHS[name]), "month")
+    if tense == 0:
+        return None
+    if MONTHS[name] == ref.month:
+        return (*month_span(ref.year, ref.month), "month")
+    return relative_span("next" if tense > 0 else "last", name, ref, tense)
 
 
 def _accept(kind: str, m: re.Match[str], text: str) -> bool:
