@@ -178,6 +178,7 @@ def upsert_items(rows: Sequence[Mapping[str, Any]]) -> Insert:
             "namespace": r["namespace"],
             "key": r["key"],
             "value": r["value"],
+            "value_text": json.dumps(r["value"]),
             "index_text": r["index_text"],
             "ttl_minutes": r["ttl_minutes"],
             "expires_at": (
@@ -191,6 +192,7 @@ def upsert_items(rows: Sequence[Mapping[str, Any]]) -> Insert:
         index_elements=[Item.namespace, Item.key],
         set_={
             "value": stmt.excluded.value,
+            "value_text": stmt.excluded.value_text,
             "index_text": stmt.excluded.index_text,
             "ttl_minutes": stmt.excluded.ttl_minutes,
             "expires_at": stmt.excluded.expires_at,

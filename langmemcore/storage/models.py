@@ -313,6 +313,11 @@ class Item(Base):
     namespace: Mapped[str] = mapped_column(Text, primary_key=True)
     key: Mapped[str] = mapped_column(Text, primary_key=True)
     value: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    """The value as JSONB, for filters (JSONB normalises numbers: ``-0.0`` reads as ``0``,
+    ``1e16`` as an integer)."""
+    value_text: Mapped[str | None] = mapped_column(Text)
+    """The value exactly as put, as JSON text (what ``get`` returns); ``None`` for items
+    written before revision 0007, which read from ``value``."""
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now())
     expires_at: Mapped[datetime | None]

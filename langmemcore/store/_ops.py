@@ -8,6 +8,7 @@ item gives memory queues an ``item_tasks`` row in the same transaction.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -81,12 +82,11 @@ def check_op(op: object) -> None:
 def to_item(row: ItemRow, score: float | None = None, *, search: bool = False) -> Item:
     """A stored row as LangGraph's ``Item`` (``SearchItem`` for search results)."""
     namespace = decode_namespace(row.namespace)
+    value = row.value if row.value_text is None else json.loads(row.value_text)
     if search:
-        return SearchItem(
-            namespace, row.key, row.value, row.created_at, row.updated_at, score=score
-        )
+        return SearchItem(namespace, row.key, value, row.created_at, row.updated_at, score=score)
     return Item(
-        value=row.value,
+        value=value,
         key=row.key,
         namespace=namespace,
         created_at=row.created_at,
