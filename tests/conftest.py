@@ -1,5 +1,11 @@
 """Shared fixtures: a real Postgres with pgvector (DATABASE_URL, else the embedded server),
-migrated once per session, and the real local embedder."""
+migrated once per session, the real local embedder, and the LoCoMo dev split.
+
+Tests marked ``locomo_data`` need the LoCoMo dev split (``LOCOMO_PATH``, else
+``../shared/data/locomo-dev.json`` beside the repository). Without it they are deselected and the
+summary says how many were left out; with ``LANGMEMCORE_REQUIRE_LOCOMO=1`` (CI) the run fails
+instead. Every other LoCoMo test reads the small hand-written ``tests/fixtures/locomo-mini.json``.
+"""
 
 from __future__ import annotations
 
@@ -13,11 +19,60 @@ import pytest
 from sqlalchemy import make_url
 
 from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.eval.locomo import Conversation, load_locomo
 from langmemcore.storage import Database, upgrade
 from langmemcore.storage.database import sync_url
 from langmemcore.storage.embedded import embedded_database_url
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+LOCOMO_MINI = REPO_ROOT / "tests" / "fixtures" / "locomo-mini.json"
+"""The committed LoCoMo-format fixture: two invented conversations."""
+LOCOMO_MARKER = "locomo_data"
+_LEFT_OUT = pytest.StashKey[int]()
+
+
+def locomo_dev_file() -> Path:
+    """Where the LoCoMo dev split is looked for: ``LOCOMO_PATH``, else ``../shared/data``."""
+    default = REPO_ROOT.parent / "shared" / "data" / "locomo-dev.json"
+    return Path(os.environ.get("LOCOMO_PATH") or default)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the ``locomo_data`` tests when the dev split is absent (fail the run in CI)."""
+    unmarked = [
+        item.nodeid
+        for item in items
+        if "locomo_dev_path" in getattr(item, "fixturenames", ())
+        and item.get_closest_marker(LOCOMO_MARKER) is None
+    ]
+    if unmarked:
+        raise pytest.UsageError(
+            f"tests using locomo_dev_path need @pytest.mark.{LOCOMO_MARKER}: " + ", ".join(unmarked)
+        )
+    needing = [item for item in items if item.get_closest_marker(LOCOMO_MARKER) is not None]
+    if not needing or locomo_dev_file().is_file():
+        return
+    if os.environ.get("LANGMEMCORE_REQUIRE_LOCOMO") == "1":
+        raise pytest.UsageError(
+            f"LANGMEMCORE_REQUIRE_LOCOMO=1 but the LoCoMo dev split is not at {locomo_dev_file()}:"
+            f" {len(needing)} tests need it"
+        )
+    config.stash[_LEFT_OUT] = len(needing)
+    config.hook.pytest_deselected(items=needing)
+    items[:] = [item for item in items if item.get_closest_marker(LOCOMO_MARKER) is None]
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    """Say how many ``locomo_data`` tests were left out, and how to include them."""
+    left_out = config.stash.get(_LEFT_OUT, 0)
+    if left_out:
+        terminalreporter.write_line(
+            f"{left_out} tests need the LoCoMo dev split and were left out (not at "
+            f"{locomo_dev_file()}): set LOCOMO_PATH=/path/to/locomo-dev.json"
+        )
 
 
 def libpq_url(url: str) -> str:
@@ -64,3 +119,15 @@ def ns() -> tuple[str, ...]:
 def embeddings() -> LocalEmbeddings:
     """The real local all-MiniLM-L6-v2 embedder."""
     return LocalEmbeddings()
+
+
+@pytest.fixture(scope="session")
+def locomo_dev_path() -> Path:
+    """The LoCoMo dev split (present: ``locomo_data`` tests are deselected without it)."""
+    return locomo_dev_file()
+
+
+@pytest.fixture(scope="session")
+def locomo_dev(locomo_dev_path: Path) -> list[Conversation]:
+    """The LoCoMo dev split's conversations, loaded once per run."""
+    return load_locomo(locomo_dev_path)

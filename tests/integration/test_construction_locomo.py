@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from sqlalchemy import select
 
@@ -12,33 +9,24 @@ from langmemcore.config import ConstructionConfig
 from langmemcore.construction.ingest import draft_texts
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.eval.bench_ingest import conversation_observations
-from langmemcore.eval.locomo import Conversation, load_locomo
+from langmemcore.eval.locomo import Conversation
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import Lineage
-from tests.conftest import REPO_ROOT
 from tests.integration.memory_state import snapshot
 
-LOCOMO = Path(os.environ.get("LOCOMO_PATH", REPO_ROOT.parent / "shared/data/locomo-dev.json"))
 
-
-@pytest.fixture(scope="module")
-def conversations() -> list[Conversation]:
-    if not LOCOMO.is_file():
-        pytest.fail(f"LoCoMo dev data not found at {LOCOMO} (set LOCOMO_PATH)")
-    return load_locomo(LOCOMO)
-
-
+@pytest.mark.locomo_data
 async def test_locomo_dev_builds_a_consistent_memory_and_undoes_cleanly(
     database: Database,
     embeddings: LocalEmbeddings,
     ns: tuple[str, ...],
-    conversations: list[Conversation],
+    locomo_dev: list[Conversation],
 ) -> None:
     config = ConstructionConfig()
     memory = Memory(database, embeddings, config=config)
     totals = {"merge": 0, "append": 0, "links": 0}
-    for conversation in conversations:
+    for conversation in locomo_dev:
         namespace = (*ns, conversation.sample_id)
         observations = conversation_observations(conversation)
         report = await memory.aingest_many(namespace, observations)
@@ -57,7 +45,7 @@ async def test_locomo_dev_builds_a_consistent_memory_and_undoes_cleanly(
         )
     assert totals["merge"] > 0 and totals["append"] > 0 and totals["links"] > 0
 
-    for conversation in conversations:
+    for conversation in locomo_dev:
         namespace = (*ns, conversation.sample_id)
         observations = conversation_observations(conversation)
         async with Repository.open(database) as repo:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from langmemcore.config import ConstructionConfig, RetrievalConfig
@@ -18,7 +19,7 @@ from langmemcore.construction.ingest import KeywordEmbedder
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.retrieval import RetrievalContext, RetrievedNote
 from langmemcore.storage import Database, head_revision
-from tests.conftest import REPO_ROOT
+from tests.conftest import LOCOMO_MINI, REPO_ROOT
 from tests.stub_openai import openai_stub
 
 
@@ -146,26 +147,35 @@ def test_own_postgres_migrations_example(fresh_database_url: str) -> None:
     assert f"memory opens: Memory on schema {head_revision()}" in result.stdout
 
 
-def test_locomo_eval_example_with_a_small_limit(database_url: str) -> None:
+def test_locomo_eval_example_on_the_fixture(database_url: str) -> None:
     result = run_example(
         "locomo_eval.py",
         {"DATABASE_URL": database_url},
+        str(LOCOMO_MINI),
         "--limit",
         "1",
         "--sessions",
-        "1",
+        "2",
         "--questions",
         "4",
     )
     assert result.returncode == 0, result.stderr
-    first = result.stdout.splitlines()[0]
-    turns = int(first.split(", ")[1].split()[0])
-    assert first.startswith("1 conversations, ")
-    assert 0 < turns < 40
-    assert first.endswith(" questions") and int(first.split(", ")[2].split()[0]) <= 4
+    # mini-a, sessions 1-2: 7 turns; 5 retrieval questions have their evidence there, 4 kept.
+    assert result.stdout.splitlines()[0] == "1 conversations, 7 turns, 4 questions"
     assert "### langmemcore (full system)" in result.stdout
     assert "| baseline bm25 |" in result.stdout
     overall = next(line for line in result.stdout.splitlines() if line.startswith("| overall |"))
     recalls = [float(cell) for cell in overall.strip("|").split("|")[1:4]]
     assert all(0.0 <= r <= 100.0 for r in recalls)
     assert recalls == sorted(recalls)
+
+
+def test_locomo_eval_example_says_which_file_is_missing(tmp_path: Path) -> None:
+    missing = tmp_path / "locomo-dev.json"
+    result = run_example("locomo_eval.py", {}, str(missing))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"locomo_eval.py: LoCoMo file not found: {missing}; pass the path of a LoCoMo JSON file, "
+        "e.g. python examples/locomo_eval.py tests/fixtures/locomo-mini.json\n"
+    )

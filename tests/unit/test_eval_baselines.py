@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,17 +21,7 @@ from langmemcore.eval import (
     tokenize,
     turn_document,
 )
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def conversations() -> list[Conversation]:
-    path = Path(os.environ.get("LOCOMO_PATH", REPO_ROOT / "../shared/data/locomo-dev.json"))
-    if not path.is_file():
-        pytest.fail(f"LoCoMo data not found at {path}; set LOCOMO_PATH")
-    return load_locomo(path)
-
+from tests.conftest import LOCOMO_MINI
 
 # --- tokenizer and BM25 ---------------------------------------------------------------------
 
@@ -178,9 +166,32 @@ def test_run_turn_baselines_on_toy_conversation() -> None:
         assert report["overall"].recall[1] == 100.0, name
 
 
-def test_run_turn_baselines_on_locomo(conversations: list[Conversation]) -> None:
-    # A constant embedding ties every turn, so the dense ranking is conversation order.
-    tables = run_turn_baselines(conversations, lambda texts: np.ones((len(texts), 4)))
+def _constant_embed(texts: list[str]) -> np.ndarray:
+    """One vector for every text: every turn ties, so dense ranking is conversation order."""
+    return np.ones((len(texts), 4))
+
+
+def test_run_turn_baselines_on_the_fixture() -> None:
+    tables = run_turn_baselines(load_locomo(LOCOMO_MINI), _constant_embed, ks=(5, 20))
+    assert {name: table.n for name, table in tables.items()} == {"bm25": 12, "dense": 12, "rrf": 12}
+    dense = tables["dense"].report()
+    # The first five turns of each conversation, against each retrieval question's evidence:
+    # mini-a D1:1-D1:4, D2:1; mini-b D1:1-D1:3, D2:1, D2:2.
+    # multi-hop: D1:3 of (D1:3, D3:3) = 1/2; (D1:2, D2:1) of (D1:2, D2:1, D3:1) = 2/3.
+    # temporal: D1:1 yes; D2:3 no; D3:1 no. open-domain: D2:3 no; D1:3 yes.
+    # single-hop: D1:2 yes, D2:2 no (mini-a); D1:1 yes, D2:2 yes, D2:3 no (mini-b).
+    assert dense["multi-hop"].recall[5] == pytest.approx(100.0 * (1 / 2 + 2 / 3) / 2)
+    assert dense["temporal"].recall[5] == pytest.approx(100.0 / 3)
+    assert dense["open-domain"].recall[5] == pytest.approx(50.0)
+    assert dense["single-hop"].recall[5] == pytest.approx(60.0)
+    assert dense["overall"].recall[5] == pytest.approx(100.0 * (1 / 2 + 2 / 3 + 1 + 1 + 3) / 12)
+    # Every conversation has at most 10 turns, so 20 turns hold every evidence turn.
+    assert dense["overall"].recall[20] == dense["overall"].hit == 100.0
+
+
+@pytest.mark.locomo_data
+def test_run_turn_baselines_on_locomo(locomo_dev: list[Conversation]) -> None:
+    tables = run_turn_baselines(locomo_dev, _constant_embed)
     bm25 = tables["bm25"].report()["overall"]
     assert bm25.n == 383
     # DESIGN.md reports BM25 67.7 on this split with its own tokenizer; ours (no stemming)
@@ -188,7 +199,7 @@ def test_run_turn_baselines_on_locomo(conversations: list[Conversation]) -> None
     assert bm25.recall[20] is not None and 60.0 <= bm25.recall[20] <= 72.0
     first_turns = [
         recall_at_k(q.evidence, [t.dia_id for t in c.turns[:20]])
-        for c in conversations
+        for c in locomo_dev
         for q in c.retrieval_questions
     ]
     dense = tables["dense"].report()["overall"]

@@ -1,12 +1,11 @@
-"""LoCoMo loading, session-date parsing and evidence repair (against the real dev split)."""
+"""LoCoMo loading, session-date parsing and evidence repair: hand-made samples and the committed
+LoCoMo-format fixture ``tests/fixtures/locomo-mini.json`` (two invented conversations holding
+every malformed evidence shape DESIGN.md names). The real dev split: test_eval_locomo_dev.py."""
 
 from __future__ import annotations
 
 import json
-import os
-import re
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,47 +15,27 @@ from langmemcore.eval import (
     ADVERSARIAL,
     MULTI_HOP,
     OPEN_DOMAIN,
-    RETRIEVAL_CATEGORIES,
     SINGLE_HOP,
     TEMPORAL,
     Conversation,
-    Turn,
     evidence_report,
     load_locomo,
     parse_locomo,
     parse_session_datetime,
     repair_evidence_ids,
 )
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def locomo_path() -> Path:
-    path = Path(os.environ.get("LOCOMO_PATH", REPO_ROOT / "../shared/data/locomo-dev.json"))
-    if not path.is_file():
-        pytest.fail(f"LoCoMo data not found at {path}; set LOCOMO_PATH")
-    return path
+from tests.conftest import LOCOMO_MINI
 
 
 @pytest.fixture(scope="module")
-def raw(locomo_path: Path) -> list[dict[str, Any]]:
-    with locomo_path.open(encoding="utf-8") as handle:
-        data: list[dict[str, Any]] = json.load(handle)
+def mini_raw() -> list[dict[str, Any]]:
+    data: list[dict[str, Any]] = json.loads(LOCOMO_MINI.read_text(encoding="utf-8"))
     return data
 
 
 @pytest.fixture(scope="module")
-def conversations(locomo_path: Path) -> list[Conversation]:
-    return load_locomo(locomo_path)
-
-
-def _by_id(conversations: list[Conversation], sample_id: str) -> Conversation:
-    return next(c for c in conversations if c.sample_id == sample_id)
-
-
-def _turn(conversation: Conversation, dia_id: str) -> Turn:
-    return next(t for t in conversation.turns if t.dia_id == dia_id)
+def mini() -> list[Conversation]:
+    return load_locomo(LOCOMO_MINI)
 
 
 # --- session dates -------------------------------------------------------------------------
@@ -114,29 +93,6 @@ def test_repair_evidence_ids(raw_ids: list[str], expected: tuple[str, ...]) -> N
     assert repair_evidence_ids(raw_ids, KNOWN) == expected
 
 
-def test_the_only_malformed_id_in_the_dev_split_is_the_semicolon_pair(
-    raw: list[dict[str, Any]],
-) -> None:
-    well_formed = re.compile(r"^D[1-9]\d*:[1-9]\d*$")
-    malformed = [
-        (sample["sample_id"], entry)
-        for sample in raw
-        for qa in sample["qa"]
-        for entry in qa["evidence"]
-        if not well_formed.match(entry)
-    ]
-    assert malformed == [("conv-26", "D8:6; D9:17")]
-
-
-def test_evidence_report_counts_repairs_and_drops(raw: list[dict[str, Any]]) -> None:
-    reports = {r.sample_id: r for r in evidence_report(raw)}
-    assert set(reports) == {"conv-26", "conv-30", "conv-41"}
-    assert reports["conv-26"].repaired == 1
-    assert all(r.dropped == 0 and r.dropped_ids == () for r in reports.values())
-    raw_counts = {s["sample_id"]: sum(len(qa["evidence"]) for qa in s["qa"]) for s in raw}
-    assert {k: r.raw_ids for k, r in reports.items()} == raw_counts
-
-
 def test_evidence_report_reports_unknown_ids() -> None:
     sample = {
         "sample_id": "toy",
@@ -154,91 +110,115 @@ def test_evidence_report_reports_unknown_ids() -> None:
     assert report.dropped_ids == ("D7:2",)
 
 
-# --- loading the real file ------------------------------------------------------------------
+# --- the committed fixture ------------------------------------------------------------------
 
 
-def test_loader_counts(raw: list[dict[str, Any]], conversations: list[Conversation]) -> None:
-    assert [c.sample_id for c in conversations] == ["conv-26", "conv-30", "conv-41"]
-    # Turn counts: every turn of every session_<n> list in the raw JSON.
-    assert [len(c.turns) for c in conversations] == [419, 369, 663]
-    raw_turns = [
-        sum(len(v) for k, v in s["conversation"].items() if re.fullmatch(r"session_\d+", k))
-        for s in raw
+def test_fixture_conversations_turns_and_sessions(mini: list[Conversation]) -> None:
+    assert [c.sample_id for c in mini] == ["mini-a", "mini-b"]
+    assert [c.speakers for c in mini] == [("Ines", "Tomas"), ("Ravi", "Oona")]
+    assert [[t.session for t in c.turns] for c in mini] == [
+        [1, 1, 1, 1, 2, 2, 2, 3, 3, 3],
+        [1, 1, 1, 2, 2, 2, 2, 3, 3],
     ]
-    assert [len(c.turns) for c in conversations] == raw_turns
-    assert [len(c.questions) for c in conversations] == [len(s["qa"]) for s in raw]
+    assert [t.dia_id for t in mini[1].turns] == [
+        *("D1:1", "D1:2", "D1:3"),
+        *("D2:1", "D2:2", "D2:3", "D2:4"),
+        *("D3:1", "D3:2"),
+    ]
+    assert [len(c.questions) for c in mini] == [9, 7]
+    first = mini[0].turns[0]
+    assert (first.speaker, first.image_caption) == ("Ines", None)
+    assert (
+        first.full_text
+        == first.text
+        == ("Hi Tomas! I finally signed up for the pottery class at the community studio.")
+    )
 
 
-def test_383_retrieval_questions(conversations: list[Conversation]) -> None:
-    questions = [q for c in conversations for q in c.retrieval_questions]
-    # DESIGN.md: 383 questions of categories 1-4 (two open-domain ones have no evidence).
-    assert len(questions) == 383
-    per_category = {cat: sum(q.category == cat for q in questions) for cat in RETRIEVAL_CATEGORIES}
-    assert per_category == {MULTI_HOP: 74, TEMPORAL: 90, OPEN_DOMAIN: 19, SINGLE_HOP: 200}
-    empty = [q.question for c in conversations for q in c.questions if not q.evidence]
-    assert empty == [
-        "Would Melanie be considered a member of the LGBTQ community?",
-        "Would Melanie be considered an ally to the transgender community?",
+def test_fixture_session_dates(mini: list[Conversation]) -> None:
+    dates = [{t.session: t.event_time for t in c.turns} for c in mini]
+    assert dates == [
+        {
+            1: datetime(2023, 3, 3, 16, 15),
+            2: datetime(2023, 3, 17, 10, 2),
+            3: datetime(2023, 4, 2, 0, 20),  # 12:20 am is just after midnight
+        },
+        {
+            1: datetime(2024, 1, 5, 9, 30),
+            2: datetime(2024, 2, 12, 19, 45),
+            3: datetime(2024, 3, 1, 15, 5),
+        },
     ]
 
 
-def test_all_evidence_ids_are_known_after_repair(conversations: list[Conversation]) -> None:
-    for conversation in conversations:
+def test_fixture_image_turns(mini: list[Conversation]) -> None:
+    captions = {(c.sample_id, t.dia_id): t.image_caption for c in mini for t in c.turns}
+    assert {key: caption for key, caption in captions.items() if caption} == {
+        ("mini-a", "D1:3"): "a photo of a lopsided blue clay bowl on a table",
+        ("mini-a", "D3:3"): "a photo of a river with an iron bridge at sunset",
+        # A blip_caption without an img_url is still kept.
+        ("mini-b", "D1:3"): "a photo of a kitten sitting next to a broken mug",
+        ("mini-b", "D2:3"): "a photo of a red wooden cabin in the snow",
+    }
+    assert mini[0].turns[2].full_text == (
+        "Here is the first thing I made there. "
+        "[shares a photo of a lopsided blue clay bowl on a table]"
+    )
+
+
+def test_fixture_every_malformed_evidence_shape_is_repaired(mini: list[Conversation]) -> None:
+    evidence = {q.question: q.evidence for c in mini for q in c.questions}
+    assert evidence["What has Ines shared photos of?"] == ("D1:3", "D3:3")  # "D1:3; D3:3"
+    assert evidence["What is the name of Tomas's sailboat?"] == ("D1:2",)  # "D1:02"
+    assert evidence["Would Tomas's sister enjoy visiting Ines in Porto?"] == ("D2:3",)  # "D:2:3"
+    assert evidence["Where is Ines's new job?"] == ("D2:2",)  # "D7:4" names no turn: dropped
+    assert evidence["What colour is the cabin of Oona's grandmother?"] == ("D2:3",)  # repeated
+    assert evidence["Would Ines enjoy living by the sea?"] == ()
+    for conversation in mini:
         known = {t.dia_id for t in conversation.turns}
-        assert len(known) == len(conversation.turns)
-        for question in conversation.questions:
-            assert set(question.evidence) <= known
-            assert len(set(question.evidence)) == len(question.evidence)
+        assert all(set(q.evidence) <= known for q in conversation.questions)
 
 
-def test_repaired_question_in_real_data(conversations: list[Conversation]) -> None:
-    conv = _by_id(conversations, "conv-26")
-    question = next(q for q in conv.questions if q.question == "What did Melanie paint recently?")
-    assert question.evidence == ("D8:6", "D9:17")
-    assert question.category == MULTI_HOP
-    assert question.answer == "sunset"
+def test_fixture_evidence_report(mini_raw: list[dict[str, Any]]) -> None:
+    reports = [
+        (r.sample_id, r.raw_ids, r.repaired, r.dropped, r.dropped_ids)
+        for r in evidence_report(mini_raw)
+    ]
+    # mini-a: 9 raw entries; the semicolon pair, "D1:02" and "D:2:3" are repaired; "D7:4" is
+    # dropped. mini-b: 10 raw entries (the repeated "D2:3" counts twice), all well formed.
+    assert reports == [("mini-a", 9, 3, 1, ("D7:4",)), ("mini-b", 10, 0, 0, ())]
 
 
-def test_turn_fields(conversations: list[Conversation]) -> None:
-    conv = _by_id(conversations, "conv-26")
-    assert conv.speakers == ("Caroline", "Melanie")
-    first = conv.turns[0]
-    assert (first.dia_id, first.speaker, first.session) == ("D1:1", "Caroline", 1)
-    assert first.text == "Hey Mel! Good to see you! How have you been?"
-    assert first.event_time == datetime(2023, 5, 8, 13, 56)
-    assert first.image_caption is None and first.full_text == first.text
-    # Session 10 must follow session 9 (numeric, not lexical, order).
-    sessions = [t.session for t in conv.turns]
-    assert sessions == sorted(sessions) and sessions[-1] == 19
-    assert _turn(conv, "D10:1").event_time == datetime(2023, 7, 20, 20, 56)
+def test_fixture_retrieval_questions_by_category(mini: list[Conversation]) -> None:
+    assert [len(c.retrieval_questions) for c in mini] == [6, 6]
+    questions = [q for c in mini for q in c.retrieval_questions]
+    per_category = {cat: sum(q.category == cat for q in questions) for cat in range(1, 6)}
+    assert per_category == {
+        MULTI_HOP: 2,
+        TEMPORAL: 3,
+        OPEN_DOMAIN: 2,
+        SINGLE_HOP: 5,
+        ADVERSARIAL: 0,
+    }
+    not_targets = [q.question for c in mini for q in c.questions if not q.is_retrieval_target]
+    assert not_targets == [
+        "Would Ines enjoy living by the sea?",  # open-domain without evidence
+        "What did Tomas name his clay bowl?",
+        "Did Tomas make the blue bowl in the photo?",
+        "What did Oona's grandmother name her kitten?",
+    ]
 
 
-def test_image_captions(conversations: list[Conversation]) -> None:
-    conv = _by_id(conversations, "conv-26")
-    shared = _turn(conv, "D8:6")
-    assert shared.image_caption == "a photo of a painting of a sunset with a palm tree"
-    assert shared.full_text == (
-        "We love painting together lately, especially nature-inspired ones. Here's our latest "
-        "work from last weekend. [shares a photo of a painting of a sunset with a palm tree]"
-    )
-    # D4:4 carries a blip_caption without an img_url: the caption is still kept.
-    assert _turn(conv, "D4:4").image_caption == (
-        "a photo of a stack of bowls with different designs on them"
-    )
-
-
-def test_answers_are_text_and_adversarial_mostly_none(conversations: list[Conversation]) -> None:
-    conv = _by_id(conversations, "conv-26")
-    sunrise = next(q for q in conv.questions if q.question == "When did Melanie paint a sunrise?")
-    assert sunrise.answer == "2022"  # an int in the JSON
-    adversarial = [q for c in conversations for q in c.questions if q.category == ADVERSARIAL]
-    assert len(adversarial) == 47 + 24 + 41
-    assert not any(q.is_retrieval_target for q in adversarial)
-    # Two adversarial questions of conv-26 also carry a plain "answer" ("No"); it is kept.
-    answered = {q.question: q.answer for q in adversarial if q.answer is not None}
-    assert answered == {
-        "Did Caroline make the black and white bowl in the photo?": "No",
-        "Is Oscar Melanie's pet?": "No",
+def test_fixture_answers(mini: list[Conversation]) -> None:
+    answers = {q.question: q.answer for c in mini for q in c.questions}
+    assert answers["In which year did Mara spend a summer in Porto?"] == "2019"  # int in JSON
+    assert answers["What is the name of Ravi's kitten?"] == "Pico"
+    # Adversarial questions: no answer, except one that also carries a plain "answer".
+    adversarial = {q.question: q.answer for c in mini for q in c.questions if q.category == 5}
+    assert adversarial == {
+        "What did Tomas name his clay bowl?": None,
+        "Did Tomas make the blue bowl in the photo?": "No",
+        "What did Oona's grandmother name her kitten?": None,
     }
 
 

@@ -12,13 +12,12 @@ import pytest
 from langmemcore._errors import InvalidInputError
 from langmemcore.cli import build_parser
 from langmemcore.cli._format import evidence_lines, stats_lines, topic_lines
-from langmemcore.eval.locomo import limit_conversations, load_locomo
+from langmemcore.eval.locomo import Conversation, limit_conversations, load_locomo
 from langmemcore.io import load_observations, parse_records, parse_time
 from langmemcore.retrieval import RetrievedNote, SourceRef
 from langmemcore.storage.stats import NamespaceStats, TopicInfo
+from tests.conftest import LOCOMO_MINI
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-LOCOMO = REPO_ROOT / ".." / "shared" / "data" / "locomo-dev.json"
 RECORDS = [
     {"text": "I moved to Berlin.", "speaker": "Maya", "time": "2024-06-15T10:00:00Z", "key": "a"},
     {"text": "Pretzel is my beagle.", "speaker": "Jonas", "time": "2024-06-15"},
@@ -97,26 +96,69 @@ def test_files_in_every_shape(tmp_path: Path) -> None:
 
 
 def test_a_locomo_file_gives_one_batch_per_conversation() -> None:
-    batches = load_observations(LOCOMO)
-    conversations = load_locomo(LOCOMO)
-    assert [b.name for b in batches] == [c.sample_id for c in conversations]
-    for batch, conversation in zip(batches, conversations, strict=True):
-        assert [o.key for o in batch.observations] == [t.dia_id for t in conversation.turns]
+    batches = load_observations(LOCOMO_MINI)
+    assert [(b.name, len(b.observations)) for b in batches] == [("mini-a", 10), ("mini-b", 9)]
+    assert [o.key for o in batches[0].observations] == [
+        *("D1:1", "D1:2", "D1:3", "D1:4"),
+        *("D2:1", "D2:2", "D2:3"),
+        *("D3:1", "D3:2", "D3:3"),
+    ]
+    photo = batches[0].observations[2]
+    assert (photo.speaker, photo.event_time, photo.metadata) == (
+        "Ines",
+        datetime(2023, 3, 3, 16, 15, tzinfo=UTC),  # naive session dates read as UTC
+        {"session": 1},
+    )
+    assert photo.text == (
+        "Here is the first thing I made there. "
+        "[shares a photo of a lopsided blue clay bowl on a table]"
+    )
+    last = batches[1].observations[-1]
+    assert (last.key, last.speaker, last.event_time, last.metadata) == (
+        "D3:2",
+        "Ravi",
+        datetime(2024, 3, 1, 15, 5, tzinfo=UTC),
+        {"session": 3},
+    )
+
+
+def _questions(conversation: Conversation) -> list[str]:
+    return [q.question for q in conversation.questions]
 
 
 def test_limit_conversations_keeps_sessions_and_answerable_questions() -> None:
-    conversations = load_locomo(LOCOMO)
-    short = limit_conversations(conversations, conversations_limit=2, sessions_limit=2)
-    assert [c.sample_id for c in short] == [c.sample_id for c in conversations[:2]]
-    for cut, full in zip(short, conversations[:2], strict=True):
-        assert {t.session for t in cut.turns} == {1, 2}
-        assert cut.turns == tuple(t for t in full.turns if t.session <= 2)
-        known = {t.dia_id for t in cut.turns}
-        assert cut.questions and all(set(q.evidence) <= known for q in cut.questions)
+    conversations = load_locomo(LOCOMO_MINI)
+    short = limit_conversations(conversations, conversations_limit=1, sessions_limit=2)
+    (cut,) = short
+    assert cut.sample_id == "mini-a"
+    assert cut.turns == conversations[0].turns[:7]  # sessions 1 and 2
+    # "What has Ines shared photos of?" needs D3:3 and goes; the rest stay (every category).
+    assert _questions(cut) == [q for q in _questions(conversations[0]) if "photos" not in q]
+    (_, other) = limit_conversations(conversations, sessions_limit=2)
+    # Two mini-b questions need session 3 (D3:1).
+    assert _questions(other) == [
+        "What is the name of Ravi's kitten?",
+        "What language is Ravi learning?",
+        "Is Ravi's kitten likely to break more things?",
+        "What did Oona's grandmother name her kitten?",
+        "What colour is the cabin of Oona's grandmother?",
+    ]
     few = limit_conversations(conversations, questions_limit=3)
-    assert len(few) == len(conversations)
-    assert all(c.questions == c.retrieval_questions[:3] for c in few)
-    assert all(len(c.questions) == 3 for c in few)
+    assert [_questions(c) for c in few] == [
+        [
+            "When did Ines sign up for the pottery class?",
+            "What has Ines shared photos of?",
+            "What is the name of Tomas's sailboat?",
+        ],
+        [
+            "What is the name of Ravi's kitten?",
+            "How did Oona prepare for and do in the half marathon?",
+            "When did Oona finish the half marathon?",
+        ],
+    ]
+    assert [c.turns for c in few] == [c.turns for c in conversations]
+    both = limit_conversations(conversations, sessions_limit=2, questions_limit=5)
+    assert [len(c.questions) for c in both] == [5, 4]  # mini-b keeps only 4 targets
     assert limit_conversations(conversations) == conversations
 
 
