@@ -6,14 +6,18 @@ are shipped inside the wheel as ``langmemcore/_migrations``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
 from alembic.config import Config
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
+from sqlalchemy.exc import OperationalError
 
 from alembic import command
-from langmemcore._errors import ConfigurationError
+from langmemcore._errors import ConfigurationError, DatabaseUnavailableError, InvalidInputError
 from langmemcore.storage.database import Database
 
 __all__ = ["alembic_config", "downgrade", "head_revision", "script_location", "upgrade"]
@@ -47,6 +51,17 @@ def head_revision() -> str:
     return head
 
 
+@contextmanager
+def _alembic_errors() -> Iterator[None]:
+    """Raise alembic's refusals and an unreachable database as langmemcore errors."""
+    try:
+        yield
+    except CommandError as exc:
+        raise InvalidInputError(f"alembic: {exc}") from exc
+    except OperationalError as exc:
+        raise DatabaseUnavailableError(f"The database is unavailable: {exc.orig}") from exc
+
+
 def upgrade(database: Database, *, revision: str = "head", dims: int | None = None) -> None:
     """Bring the schema to ``revision`` (``alembic upgrade``).
 
@@ -55,10 +70,21 @@ def upgrade(database: Database, *, revision: str = "head", dims: int | None = No
         revision: Target revision, ``"head"`` by default.
         dims: Embedding dimensions for a fresh schema (default 384); ignored once the
             vector columns exist.
+
+    Raises:
+        InvalidInputError: If alembic does not know ``revision``.
+        DatabaseUnavailableError: If the database cannot be reached.
     """
-    command.upgrade(alembic_config(database.url, dims=dims), revision)
+    with _alembic_errors():
+        command.upgrade(alembic_config(database.url, dims=dims), revision)
 
 
 def downgrade(database: Database, *, revision: str = "base") -> None:
-    """Take the schema back to ``revision`` (``alembic downgrade``); ``"base"`` drops all."""
-    command.downgrade(alembic_config(database.url), revision)
+    """Take the schema back to ``revision`` (``alembic downgrade``); ``"base"`` drops all.
+
+    Raises:
+        InvalidInputError: If alembic does not know ``revision``.
+        DatabaseUnavailableError: If the database cannot be reached.
+    """
+    with _alembic_errors():
+        command.downgrade(alembic_config(database.url), revision)
