@@ -54,7 +54,7 @@ def _one_line(message: str) -> str:
     return " ".join(message.split())
 
 
-def _common() -> argparse.ArgumentParser:
+def _common() -> _Parser:
     """Options every command takes, before or after its name."""
     common = _Parser(add_help=False)
     common.add_argument(
@@ -70,7 +70,7 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-def _memory_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     demo = sub.add_parser(
         "demo",
         parents=[common],
