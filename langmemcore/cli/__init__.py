@@ -1,9 +1,11 @@
-"""The ``langmemcore`` command line: a thin layer over the library.
+"""The langmemcore command line: a thin layer over the library.
 
-``demo`` runs the main job with zero configuration; ``ingest``, ``search``, ``stats`` and
-``topics`` work on any namespace; ``migrate``, ``downgrade`` and ``doctor`` look after the
-schema and the set-up; ``eval locomo`` measures evidence recall and ``eval frontier`` the
-utility-capacity frontier.
+demo runs the main job with zero configuration; ingest, search, stats and topics work on
+any namespace; migrate, downgrade and doctor look after the schema and the set-up;
+eval locomo measures evidence recall and eval frontier the utility-capacity frontier.
+
+Every mistake of the user (a missing or malformed file, an unreachable database, a bad
+namespace or argument) is one line on stderr and exit code 2.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from langmemcore._errors import LangMemCoreError
 from langmemcore.cli._admin import cmd_doctor, cmd_downgrade, cmd_migrate
@@ -24,12 +27,36 @@ from langmemcore.cli._memory import (
     cmd_topics,
 )
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "positive_int"]
 
 
-def _common() -> argparse.ArgumentParser:
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr, exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``<prog>: error: <message>`` and exit with code 2."""
+        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
+
+
+def positive_int(text: str) -> int:
+    """An argument that must be a whole number of at least 1 (``--k``, ``--limit``...)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _one_line(message: str) -> str:
+    """A message with its line breaks and runs of spaces folded into single spaces."""
+    return " ".join(message.split())
+
+
+def _common() -> _Parser:
     """Options every command takes, before or after its name."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument(
         "--url",
         default=argparse.SUPPRESS,
@@ -43,13 +70,13 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-def _memory_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     demo = sub.add_parser(
         "demo",
         parents=[common],
         help="remember a sample conversation and answer questions about it (migrates if needed)",
     )
-    demo.add_argument("--k", type=int, default=3, help="notes of evidence per question")
+    demo.add_argument("--k", type=positive_int, default=3, help="notes of evidence per question")
     demo.set_defaults(func=cmd_demo)
 
     ingest = sub.add_parser(
@@ -68,7 +95,7 @@ def _memory_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentP
     search = sub.add_parser("search", parents=[common], help="print the evidence for a query")
     search.add_argument("query")
     search.add_argument("--namespace", required=True, help="e.g. users.alice")
-    search.add_argument("--k", type=int, default=5, help="notes returned at most")
+    search.add_argument("--k", type=positive_int, default=5, help="notes returned at most")
     search.set_defaults(func=cmd_search)
 
     stats = sub.add_parser("stats", parents=[common], help="count what memory holds")
@@ -91,10 +118,12 @@ def _memory_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentP
         action="store_true",
         help="also run each channel off, the loop off, append-only memory",
     )
-    locomo.add_argument("--limit", type=int, default=None, help="conversations evaluated")
-    locomo.add_argument("--sessions", type=int, default=None, help="sessions per conversation")
+    locomo.add_argument("--limit", type=positive_int, default=None, help="conversations evaluated")
     locomo.add_argument(
-        "--questions", type=int, default=None, help="retrieval questions per conversation"
+        "--sessions", type=positive_int, default=None, help="sessions per conversation"
+    )
+    locomo.add_argument(
+        "--questions", type=positive_int, default=None, help="retrieval questions per conversation"
     )
     locomo.set_defaults(func=cmd_eval_locomo)
     front = benchmarks.add_parser(
@@ -111,9 +140,9 @@ def _memory_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentP
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``langmemcore`` command."""
     common = _common()
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="langmemcore",
-        description=__doc__,
+        description=__doc__,  # plain text, no reStructuredText: it is the --help
         parents=[common],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -122,7 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     migrate = sub.add_parser("migrate", parents=[common], help="create or upgrade the schema")
     migrate.add_argument("--revision", default="head")
     migrate.add_argument(
-        "--dims", type=int, default=None, help="embedding dimensions of a new schema (default 384)"
+        "--dims",
+        type=positive_int,
+        default=None,
+        help="embedding dimensions of a new schema (default 384)",
     )
     migrate.set_defaults(func=cmd_migrate)
 
@@ -141,13 +173,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    """Run the command line; returns the exit code (2 for any mistake of the user).
+
+    Library errors and unreadable files are reported as one ``error:`` line on stderr,
+    never as a traceback.
+    """
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_:  # --help (0) or a usage error, already printed (2)
+        return int(exit_.code or 0)
     for option in ("url", "embeddings"):
         if not hasattr(args, option):
             setattr(args, option, None)
     try:
         return int(args.func(args))
     except LangMemCoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        message = str(exc)
+    except OSError as exc:  # a file that cannot be read or written
+        message = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+    print(f"error: {_one_line(message)}", file=sys.stderr)
+    return 2

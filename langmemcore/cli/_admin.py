@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from langmemcore.embeddings import resolve_embeddings
+from langmemcore.embeddings import embedding_dims, resolve_embeddings
 from langmemcore.storage.database import Database
 from langmemcore.storage.diagnostics import inspect_database
 from langmemcore.storage.migrations import downgrade, upgrade
@@ -34,12 +34,16 @@ def cmd_downgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    """Print the database, versions, schema and embedder; 1 on a dimension mismatch."""
+    """Print the database, versions, schema and embedder; 1 on a dimension mismatch.
+
+    The schema's dimensions come from its vector column; the local embedder's are known
+    without loading the model (another embedder is asked for one probe vector).
+    """
     database = Database.connect(args.url)
     report = asyncio.run(inspect_database(database))
     embeddings = resolve_embeddings(args.embeddings)
     name = getattr(embeddings, "model_name", None) or getattr(embeddings, "model", None)
-    dims = len(embeddings.embed_query("doctor probe"))
+    dims = embedding_dims(embeddings)
     where = "embedded (no DATABASE_URL set)" if report.embedded else "DATABASE_URL / --url"
     schema = report.revision or "none (run `langmemcore migrate`)"
     state = "up to date" if report.revision == report.head else f"head is {report.head}"

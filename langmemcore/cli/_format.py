@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from langmemcore.config import CHANNELS
@@ -16,13 +17,30 @@ def _shorten(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
+def _wrapped(first: str, text: str, indent: str, width: int) -> list[str]:
+    """``first`` followed by the whole of ``text``, wrapped at ``width`` (continuation lines
+    start with ``indent``); never cut short.
+    """
+    return textwrap.wrap(
+        " ".join(text.split()),
+        width,
+        initial_indent=first,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [first.rstrip()]
+
+
 def evidence_lines(notes: Sequence[RetrievedNote], *, width: int = 100) -> list[str]:
-    """Each note with its score, channels (with the note's rank there), topic and sources."""
+    """Each note with its score, channels (with the note's rank there), topic and sources.
+
+    The note and the text of each source are printed whole, wrapped at ``width``.
+    """
     if not notes:
         return ["  (no evidence found)"]
     lines: list[str] = []
     for rank, note in enumerate(notes, 1):
-        lines.append(f"  {rank}. {_shorten(note.context, width)}")
+        lines.extend(_wrapped(f"  {rank}. ", note.context, "     ", width))
         order = sorted(note.channels, key=lambda c: (CHANNELS.index(c), c))
         channels = ", ".join(f"{c} #{note.channels[c]}" for c in order) or "-"
         lines.append(f"     score {note.score:.4f} | channels: {channels}")
@@ -31,9 +49,8 @@ def evidence_lines(notes: Sequence[RetrievedNote], *, width: int = 100) -> list[
         for source in note.sources:
             when = source.event_time.strftime("%Y-%m-%d %H:%M") if source.event_time else "-"
             who = source.speaker or "-"
-            lines.append(
-                f"     source {source.key} | {who} | {when} | {_shorten(source.text, width - 20)}"
-            )
+            first = f"     source {source.key} | {who} | {when} | "
+            lines.extend(_wrapped(first, source.text, "       ", width))
     return lines
 
 
@@ -59,9 +76,15 @@ def stats_lines(stats: Sequence[NamespaceStats]) -> list[str]:
 
 
 def topic_lines(
-    topics: Sequence[TopicInfo], *, width: int = 100, limit: int | None = None
+    topics: Sequence[TopicInfo],
+    *,
+    width: int = 100,
+    limit: int | None = None,
+    namespace: Sequence[str] = (),
 ) -> list[str]:
-    """Each topic's label, size and keywords (the first ``limit`` topics, then a count)."""
+    """Each topic's label, size and keywords (the first ``limit`` topics, then how many
+    more, with the command listing them all when ``namespace`` is given).
+    """
     if not topics:
         return ["  (no topics yet: they form once notes share keywords)"]
     shown = topics[:limit]
@@ -70,5 +93,8 @@ def topic_lines(
         for t in shown
     ]
     if len(topics) > len(shown):
-        lines.append(f"  ... and {len(topics) - len(shown)} more (langmemcore topics --namespace)")
+        more = f"  ... and {len(topics) - len(shown)} more"
+        if namespace:
+            more += f" (langmemcore topics --namespace {'.'.join(namespace)})"
+        lines.append(more)
     return lines

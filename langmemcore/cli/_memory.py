@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from langmemcore._errors import InvalidInputError, LangMemCoreError
 from langmemcore._namespace import decode_namespace, validate_namespace
 from langmemcore.cli._format import evidence_lines, stats_lines, topic_lines
 from langmemcore.memory import Memory
@@ -26,6 +28,7 @@ __all__ = [
     "cmd_stats",
     "cmd_topics",
     "parse_namespace",
+    "read_file",
 ]
 
 T = TypeVar("T")
@@ -34,6 +37,29 @@ T = TypeVar("T")
 def parse_namespace(text: str) -> tuple[str, ...]:
     """``"a.b"`` -> ``("a", "b")``, validated as LangGraph namespaces are."""
     return validate_namespace(decode_namespace(text))
+
+
+def read_file(loader: Callable[[str], T], path: str) -> T:
+    """Read ``path`` with ``loader``, reporting a file of the wrong kind as bad input.
+
+    A missing or unreadable file (``OSError``) is left to :func:`langmemcore.cli.main`,
+    which names it in one line like every other error.
+
+    Raises:
+        InvalidInputError: If the file is not UTF-8 JSON of the expected shape.
+    """
+    try:
+        return loader(path)
+    except LangMemCoreError:
+        raise
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from exc
+    except KeyError as exc:  # a LoCoMo document without a field it needs
+        raise InvalidInputError(f"{path}: not a LoCoMo file (no field {exc})") from exc
+    except (TypeError, AttributeError) as exc:  # a LoCoMo document of another shape
+        raise InvalidInputError(f"{path}: not a LoCoMo file ({exc})") from exc
 
 
 def _with_memory(args: argparse.Namespace, job: Callable[[Memory], Awaitable[T]]) -> T:
@@ -95,7 +121,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"{stats.topics} topics"
     )
     print("\nTopics (largest first):")
-    print("\n".join(topic_lines(result.topics, limit=8)))
+    print("\n".join(topic_lines(result.topics, limit=8, namespace=conversation.namespace)))
     for question, notes in result.answers:
         print(f"\nQ: {question}")
         print("\n".join(evidence_lines(notes)))
@@ -107,7 +133,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from langmemcore.io import load_observations
 
     namespace = parse_namespace(args.namespace)
-    batches = load_observations(args.file)
+    batches = read_file(load_observations, args.file)
 
     async def job(memory: Memory) -> list[str]:
         lines = []
@@ -153,15 +179,24 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_topics(args: argparse.Namespace) -> int:
-    """Print a namespace's topics (``--evolve`` recomputes them first)."""
+    """Print a namespace's topics (``--evolve`` recomputes them first; only then is memory,
+    with its embedder, opened).
+    """
     namespace = parse_namespace(args.namespace)
 
-    async def job(memory: Memory) -> list[str]:
-        if args.evolve:
-            await memory.aevolve_topics(namespace)
+    async def evolve(memory: Memory) -> list[str]:
+        await memory.aevolve_topics(namespace)
         return topic_lines(await list_topics(memory.database, namespace))
 
-    lines = _with_memory(args, job)
+    async def read() -> list[str]:
+        database = Database.connect(args.url)
+        try:
+            await database.check_schema()
+            return topic_lines(await list_topics(database, namespace))
+        finally:
+            await database.dispose()
+
+    lines = _with_memory(args, evolve) if args.evolve else asyncio.run(read())
     print(f"Topics of {'.'.join(namespace)}:")
     print("\n".join(lines))
     return 0
@@ -173,7 +208,7 @@ def cmd_eval_locomo(args: argparse.Namespace) -> int:
     from langmemcore.eval.locomo_eval import evaluate_locomo
 
     conversations = limit_conversations(
-        load_locomo(args.path),
+        read_file(load_locomo, args.path),
         conversations_limit=args.limit,
         sessions_limit=args.sessions,
         questions_limit=args.questions,
@@ -199,10 +234,12 @@ def cmd_eval_frontier(args: argparse.Namespace) -> int:
     from langmemcore.eval.frontier import frontier_locomo
     from langmemcore.eval.locomo import load_locomo
 
+    conversations = read_file(load_locomo, args.path)
+
     async def job(memory: Memory) -> str:
         report = await frontier_locomo(
             memory,
-            load_locomo(args.path),
+            conversations,
             prefix=f"frontier-{uuid.uuid4().hex[:8]}",
             seed=args.seed,
             progress=True,

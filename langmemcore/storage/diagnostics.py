@@ -23,7 +23,8 @@ class DatabaseReport:
         pgvector_version: Installed (or available, if not yet installed) pgvector version.
         revision: The schema's alembic revision, ``None`` without a schema.
         head: The code's head revision.
-        embedding_dims: Dimensions the schema was created with (``None`` without one).
+        embedding_dims: The declared dimensions of the notes' vector column (``None``
+            without a schema).
     """
 
     url: str
@@ -35,8 +36,16 @@ class DatabaseReport:
     embedding_dims: int | None
 
 
+_VECTOR_DIMS = text(
+    "SELECT NULLIF(atttypmod, -1) FROM pg_attribute "
+    "WHERE attrelid = to_regclass('notes') AND attname = 'embedding' AND NOT attisdropped"
+)
+"""The dimensions declared by the type of ``notes.embedding`` (pgvector keeps them as the
+column's type modifier, ``vector(384)`` -> 384)."""
+
+
 async def inspect_database(database: Database) -> DatabaseReport:
-    """Read versions and schema state from the database."""
+    """Read versions and schema state from the database (no embedder is involved)."""
     revision = await database.schema_revision()
     async with database.session() as session:
         pg_version = await session.scalar(text("SHOW server_version"))
@@ -48,12 +57,7 @@ async def inspect_database(database: Database) -> DatabaseReport:
                 text("SELECT default_version FROM pg_available_extensions WHERE name = 'vector'")
             )
             vector = f"{vector} (available, not installed)" if vector else None
-        dims = None
-        if revision is not None:
-            raw = await session.scalar(
-                text("SELECT value FROM langmemcore_settings WHERE key = 'embedding_dims'")
-            )
-            dims = int(raw) if raw else None
+        dims = await session.scalar(_VECTOR_DIMS) if revision is not None else None
     return DatabaseReport(
         url=make_url(database.url).render_as_string(hide_password=True),
         embedded=database.embedded,

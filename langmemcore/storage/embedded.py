@@ -37,20 +37,23 @@ def default_data_dir() -> Path:
 
 
 def _private_dir(path: Path) -> bool:
-    """Create ``path`` (mode 0700) if needed; whether it is ours and nobody else can write
-    in it (the embedded server's own system user is later let through to its socket).
+    """Create ``path`` with mode 0700 if needed; whether it is ours and private now.
+
+    A folder of ours with a wider mode is set back to 0700: as root, the embedded server
+    opens the folders above a socket to its own system user (``g+rx,o+rx``) whenever it
+    starts one there, and a runtime folder that is not 0700 makes ``platformdirs`` warn
+    (``RuntimeDirWarning``) in every later process. The running server keeps its socket.
     """
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = path.lstat()
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            return False
+        if stat.S_IMODE(info.st_mode) != 0o700:
+            path.chmod(0o700)
     except OSError:
         return False
-    return (
-        stat.S_ISDIR(info.st_mode)
-        and info.st_uid == os.getuid()
-        and (info.st_mode & 0o022) == 0
-        and os.access(path, os.W_OK)
-    )
+    return os.access(path, os.W_OK)
 
 
 def _ensure_runtime_dir(base: Path) -> None:
@@ -61,9 +64,9 @@ def _ensure_runtime_dir(base: Path) -> None:
     (about 107 bytes), so a short folder in the temporary directory comes first.
     """
     current = os.environ.get("XDG_RUNTIME_DIR")
-    if current and os.access(current, os.W_OK) and (os.stat(current).st_mode & 0o077) == 0:
+    if current and _is_private(Path(current)):
         return
-    short = Path(tempfile.gettempdir()) / f"langmemcore-{os.getuid()}"
+    short = Path(tempfile.gettempdir()) / f"langmemcore-{os.geteuid()}"
     if _private_dir(short):
         os.environ["XDG_RUNTIME_DIR"] = str(short)
         return
@@ -71,6 +74,22 @@ def _ensure_runtime_dir(base: Path) -> None:
     runtime.mkdir(parents=True, exist_ok=True)
     runtime.chmod(0o700)
     os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+
+
+def _is_private(path: Path) -> bool:
+    """Whether ``path`` is a writable folder of ours with mode 0700 (what ``platformdirs``
+    accepts as a runtime folder without a warning).
+    """
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and stat.S_IMODE(info.st_mode) == 0o700
+        and os.access(path, os.W_OK)
+    )
 
 
 def _to_sqlalchemy_url(uri: str) -> str:

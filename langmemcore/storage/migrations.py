@@ -14,10 +14,12 @@ from pathlib import Path
 
 from alembic.config import Config
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Connection, create_engine, pool, text
+from sqlalchemy.exc import OperationalError
 
 from alembic import command
-from langmemcore._errors import ConfigurationError
+from langmemcore._errors import ConfigurationError, DatabaseUnavailableError, InvalidInputError
 from langmemcore.storage.database import Database
 
 __all__ = [
@@ -62,6 +64,17 @@ def head_revision() -> str:
     return head
 
 
+@contextmanager
+def _alembic_errors() -> Iterator[None]:
+    """Raise alembic's refusals and an unreachable database as langmemcore errors."""
+    try:
+        yield
+    except CommandError as exc:
+        raise InvalidInputError(f"alembic: {exc}") from exc
+    except OperationalError as exc:
+        raise DatabaseUnavailableError(f"The database is unavailable: {exc.orig}") from exc
+
+
 def upgrade(database: Database, *, revision: str = "head", dims: int | None = None) -> None:
     """Bring the schema to ``revision`` (``alembic upgrade``).
 
@@ -70,8 +83,12 @@ def upgrade(database: Database, *, revision: str = "head", dims: int | None = No
         revision: Target revision, ``"head"`` by default.
         dims: Embedding dimensions for a fresh schema (default 384); ignored once the
             vector columns exist.
+
+    Raises:
+        InvalidInputError: If alembic does not know ``revision``.
+        DatabaseUnavailableError: If the database cannot be reached.
     """
-    with _locked_connection(database) as connection:
+    with _alembic_errors(), _locked_connection(database) as connection:
         config = alembic_config(database.url, dims=dims)
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
@@ -79,8 +96,13 @@ def upgrade(database: Database, *, revision: str = "head", dims: int | None = No
 
 
 def downgrade(database: Database, *, revision: str = "base") -> None:
-    """Take the schema back to ``revision`` (``alembic downgrade``); ``"base"`` drops all."""
-    with _locked_connection(database) as connection:
+    """Take the schema back to ``revision`` (``alembic downgrade``); ``"base"`` drops all.
+
+    Raises:
+        InvalidInputError: If alembic does not know ``revision``.
+        DatabaseUnavailableError: If the database cannot be reached.
+    """
+    with _alembic_errors(), _locked_connection(database) as connection:
         config = alembic_config(database.url)
         config.attributes["connection"] = connection
         command.downgrade(config, revision)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,7 @@ def run_cli(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
 def test_doctor_and_migrate_on_the_embedded_default(tmp_path: Path) -> None:
     before = run_cli(["doctor"], tmp_path)
     assert before.returncode == 0, before.stderr
+    assert before.stderr == ""
     assert "embedded (no DATABASE_URL set)" in before.stdout
     assert "postgres:   18." in before.stdout
     assert "pgvector:   0." in before.stdout
@@ -45,6 +47,35 @@ def test_doctor_and_migrate_on_the_embedded_default(tmp_path: Path) -> None:
     after = run_cli(["doctor"], tmp_path)
     assert after.returncode == 0, after.stderr
     assert f"schema:     {head_revision()} (up to date)" in after.stdout
+
+
+@pytest.mark.embedded_default
+def test_doctor_prints_nothing_on_stderr(tmp_path: Path) -> None:
+    """No RuntimeDirWarning even where both runtime folders on offer are mode 0755: the
+    given XDG_RUNTIME_DIR, and the temporary one as the embedded server leaves it after
+    opening it to its own system user. No model is loaded, so no progress bar either.
+    """
+    temp = tmp_path / "tmp"
+    stale = temp / f"langmemcore-{os.geteuid()}"
+    stale.mkdir(parents=True)
+    stale.chmod(0o755)
+    given = tmp_path / "run"
+    given.mkdir()
+    given.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARIABLES}
+    env.update(LANGMEMCORE_HOME=str(tmp_path / "h"), TMPDIR=str(temp), XDG_RUNTIME_DIR=str(given))
+    done = subprocess.run(
+        [sys.executable, "-m", "langmemcore.cli", "doctor"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "embedded (no DATABASE_URL set)" in done.stdout
+    assert done.stderr == ""
+    assert stat.S_IMODE(stale.stat().st_mode) == 0o700
 
 
 @pytest.mark.embedded_default

@@ -187,7 +187,7 @@ def test_rendering() -> None:
     assert topic_lines(topics, limit=2) == [
         "  - t0 (3 keywords): x, y, z",
         "  - t1 (3 keywords): x, y, z",
-        "  ... and 1 more (langmemcore topics --namespace)",
+        "  ... and 1 more",
     ]
 
 
