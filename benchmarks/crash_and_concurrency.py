@@ -21,6 +21,7 @@ Usage::
 
     python benchmarks/crash_and_concurrency.py            # 8 x 1,000 and 20 kills
     python benchmarks/crash_and_concurrency.py --scale 0.25   # 8 x 250 and 5 kills
+    python benchmarks/crash_and_concurrency.py --scale 0.5 --kills 20
 """
 
 from __future__ import annotations
@@ -271,10 +272,11 @@ def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="1.0: 8 x 1,000 and 20 kills")
     parser.add_argument("--home", type=Path, help="data folder (default: a new temporary one)")
+    parser.add_argument("--kills", type=int, help="crash runs (default: 20 x scale)")
     parser.add_argument("--local-embedder", action="store_true", help="real all-MiniLM-L6-v2")
     args = parser.parse_args()
     args.count = max(2, round(1000 * args.scale))
-    args.kills = max(2, round(20 * args.scale))
+    args.kills = args.kills or max(2, round(20 * args.scale))
     args.crash_count = max(10, round(200 * args.scale))
     return args
 

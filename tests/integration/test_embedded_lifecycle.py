@@ -201,9 +201,7 @@ async def test_a_server_that_cannot_start_again_fails_clearly(tmp_path: Path) ->
     with pytest.raises(DatabaseUnavailableError) as info:
         async with database.reader() as session:
             await session.scalar(text("SELECT 1"))
-    assert f"The embedded Postgres in {pgdata} stopped and could not be started" in str(
-        info.value
-    )
+    assert f"The embedded Postgres in {pgdata} stopped and could not be started" in str(info.value)
 
     (tmp_path / "PG_VERSION").rename(version)
     async with database.reader() as session:  # the next operation tries again
