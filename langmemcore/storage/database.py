@@ -78,8 +78,8 @@ def resolve_database_url(url: str | None = None) -> str:
 def _map_error(exc: DBAPIError) -> Exception:
     if isinstance(exc, OperationalError) or exc.connection_invalidated:
         return DatabaseUnavailableError(
-            "The database is unavailable (the server cannot be reached, or it closed the "
-            f"connection during the operation, which did not complete): {exc.orig}"
+            "The database is unavailable (the server cannot be reached or closed the "
+            f"connection): {exc.orig}"
         )
     return exc
 
