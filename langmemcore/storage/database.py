@@ -3,27 +3,42 @@
 ``DATABASE_URL`` (or an explicit URL) always wins; with neither, the embedded Postgres
 is started or reused (:mod:`langmemcore.storage.embedded`). Async engines are bound to
 the loop that created them, so :class:`Database` keeps one per running loop.
+
+A server that went away under a long-running process: a pooled connection whose socket
+turned readable while idle (the server closed it) is dropped at checkout, so the pool
+connects anew; a refused new connection to an embedded server restarts that server once
+and retries (:func:`~langmemcore.storage.embedded.revive_embedded_server`). Otherwise the
+operation fails with :class:`DatabaseUnavailableError`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import select
 import weakref
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
-from sqlalchemy import Engine, create_engine, make_url, text
-from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, ProgrammingError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
+import psycopg
+from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy.exc import (
+    ArgumentError,
+    DBAPIError,
+    DisconnectionError,
+    OperationalError,
+    ProgrammingError,
+)
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, create_async_engine
 
 from langmemcore._errors import (
     ConfigurationError,
     DatabaseUnavailableError,
     MigrationRequiredError,
 )
-from langmemcore.storage.embedded import embedded_database_url
+from langmemcore.storage.embedded import embedded_database_url, revive_embedded_server
 
 __all__ = ["Database", "resolve_database_url", "sync_url"]
 
@@ -80,7 +95,10 @@ def resolve_database_url(url: str | None = None) -> str:
 
 def _map_error(exc: DBAPIError) -> Exception:
     if isinstance(exc, OperationalError) or exc.connection_invalidated:
-        return DatabaseUnavailableError(f"The database is unavailable: {exc.orig}")
+        return DatabaseUnavailableError(
+            "The database is unavailable (the server cannot be reached or closed the "
+            f"connection): {exc.orig}"
+        )
     return exc
 
 
@@ -91,8 +109,28 @@ def _unavailable_as_errors() -> Iterator[None]:
         yield
     except DBAPIError as exc:
         raise _map_error(exc) from exc
+    except DatabaseUnavailableError:
+        raise
     except OSError as exc:
         raise DatabaseUnavailableError(f"The database is unavailable: {exc}") from exc
+
+
+def _drop_if_closed(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+    """Pool checkout hook: refuse a pooled connection whose socket is readable while idle.
+
+    An idle connection has nothing to read unless the server wrote to it on its own: a
+    stop or crash (its farewell error, or end of file). One zero-timeout poll, no round
+    trip; the pool then connects anew.
+
+    Raises:
+        DisconnectionError: The connection is closed or the server spoke unasked.
+    """
+    try:
+        ready, _, _ = select.select([record.driver_connection.fileno()], [], [], 0)
+    except (OSError, ValueError, psycopg.Error) as exc:
+        raise DisconnectionError(f"the connection is closed: {exc}") from exc
+    if ready:
+        raise DisconnectionError("the server wrote to or closed the idle connection")
 
 
 @dataclass
@@ -137,8 +175,26 @@ class Database:
                 connect_args={"options": SESSION_OPTIONS},
                 **({"isolation_level": "AUTOCOMMIT"} if autocommit else {}),
             )
+            event.listen(engine.sync_engine, "checkout", _drop_if_closed)
             engines[loop] = engine
         return engine
+
+    @asynccontextmanager
+    async def _connection(self, *, autocommit: bool) -> AsyncIterator[AsyncConnection]:
+        """A connection of the loop's engine, checked out before any statement runs; a
+        refused connection to this process's embedded server restarts the server once.
+        """
+        engine = self.engine(autocommit=autocommit)
+        try:
+            connection = await engine.connect()
+        except OperationalError:
+            if not await asyncio.to_thread(revive_embedded_server, self.url):
+                raise
+            connection = await engine.connect()
+        try:
+            yield connection
+        finally:
+            await connection.close()
 
     def sync_engine(self) -> Engine:
         """A new synchronous engine (for migrations and diagnostics); dispose after use."""
@@ -153,7 +209,8 @@ class Database:
         """
         with _unavailable_as_errors():
             async with (
-                AsyncSession(self.engine(), expire_on_commit=False) as session,
+                self._connection(autocommit=False) as connection,
+                AsyncSession(connection, expire_on_commit=False) as session,
                 session.begin(),
             ):
                 yield session
@@ -169,9 +226,10 @@ class Database:
             DatabaseUnavailableError: If the database cannot be reached or went away.
         """
         with _unavailable_as_errors():
-            async with AsyncSession(
-                self.engine(autocommit=True), expire_on_commit=False
-            ) as session:
+            async with (
+                self._connection(autocommit=True) as connection,
+                AsyncSession(connection, expire_on_commit=False) as session,
+            ):
                 yield session
 
     async def schema_revision(self) -> str | None:

@@ -21,6 +21,7 @@ from sqlalchemy import (
     Delete,
     Insert,
     Select,
+    TextClause,
     cast,
     delete,
     func,
@@ -29,6 +30,7 @@ from sqlalchemy import (
     literal_column,
     null,
     select,
+    text,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, TSQUERY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -38,6 +40,7 @@ from langmemcore.storage.prepared import Prepared, float_array, number, text_arr
 
 __all__ = [
     "DOCUMENT_FREQUENCY_CAP",
+    "LOCK_LEXEME_STATS",
     "NOTE_COUNT_CAP",
     "TermStatistics",
     "bm25_idf",
@@ -193,6 +196,12 @@ def stored_lexeme_statistics(
     """
     values = _statistics_values(namespace, query, cap, total_cap)
     return Prepared(_stored_lexeme_statistics(), values)
+
+
+LOCK_LEXEME_STATS: TextClause = text("SELECT pg_advisory_xact_lock(hashtextextended(:ns, 1))")
+"""Serialises refreshes of one namespace's lexeme counts (until the transaction ends):
+two processes evolving topics in one namespace would otherwise both delete the old counts
+and both insert the new ones, and the second insert fail on the primary key."""
 
 
 def clear_lexeme_stats(namespace: str) -> Delete:

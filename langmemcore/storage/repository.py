@@ -306,6 +306,7 @@ class Repository:
         and its count of active notes (see :mod:`~langmemcore.storage.fulltext_queries`).
         """
         ns = encode_namespace(namespace)
+        await self.session.execute(fq.LOCK_LEXEME_STATS, {"ns": ns})
         await self.session.execute(fq.clear_lexeme_stats(ns))
         await self.session.execute(fq.insert_lexeme_stats(ns))
         await self.session.execute(fq.upsert_namespace_stats(ns))
