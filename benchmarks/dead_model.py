@@ -99,8 +99,14 @@ async def _main(args: argparse.Namespace) -> None:
     for name, values in times.items():
         spread = f"{min(values):.2f}..{max(values):.2f}"
         print(f"{name:>15}: median {statistics.median(values):6.2f} s (range {spread} s)")
-    ratio = statistics.median(times["without breaker"]) / statistics.median(times["with breaker"])
+    median = {name: statistics.median(values) for name, values in times.items()}
+    ratio = median["without breaker"] / median["with breaker"]
     print(f"without / with breaker (medians): {ratio:.1f}x")
+    lost = {name: median[name] - median["offline"] for name in ("with breaker", "without breaker")}
+    print(
+        f"time lost to the dead model (median over offline): with breaker "
+        f"{lost['with breaker']:.2f} s, without {lost['without breaker']:.2f} s"
+    )
 
 
 def main() -> None:
