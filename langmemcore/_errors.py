@@ -13,6 +13,7 @@ fits, from the matching builtin, so callers can catch either::
     ├── DatabaseUnavailableError   (ConnectionError) the database cannot be reached
     ├── LLMOutputError             (ValueError)  the model answered something unusable
     └── LLMUnavailableError        (ConnectionError) the model endpoint failed
+        └── LLMSkippedError                         not called: its circuit breaker is open
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidNamespaceError",
     "LLMOutputError",
+    "LLMSkippedError",
     "LLMUnavailableError",
     "LangMemCoreError",
     "MigrationRequiredError",
@@ -82,3 +84,9 @@ class LLMOutputError(LangMemCoreError, ValueError):
 
 class LLMUnavailableError(LangMemCoreError, ConnectionError):
     """A language model endpoint failed (timeout, connection refused, server error)."""
+
+
+class LLMSkippedError(LLMUnavailableError):
+    """A language model was not called: its circuit breaker is open after consecutive
+    failures (see :class:`langmemcore.config.LLMConfig`).
+    """

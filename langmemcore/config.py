@@ -1,4 +1,5 @@
-"""Settings of the construction (write) path, as a frozen dataclass.
+"""Settings of the construction (write) path, the retrieval (read) path and the calls to
+a language model, as frozen dataclasses; and the limits a model's answer must keep.
 
 Defaults follow the MemCoRe paper (section 3.1 and appendix C.1): merge at strength
 >= 0.7, link at >= 0.5, topic groups of 3..15 keywords. They are settings, not constants.
@@ -11,7 +12,37 @@ from dataclasses import dataclass
 from langmemcore._errors import ConfigurationError
 from langmemcore.storage.records import DEFAULT_MAX_OBSERVATION_CHARS
 
-__all__ = ["CHANNELS", "ConstructionConfig", "RetrievalConfig"]
+__all__ = [
+    "CHANNELS",
+    "LLM_MAX_ANSWER_CHARS",
+    "LLM_MAX_CONTEXT_CHARS",
+    "LLM_MAX_KEYWORDS",
+    "LLM_MAX_KEYWORD_CHARS",
+    "LLM_MAX_LABEL_CHARS",
+    "ConstructionConfig",
+    "LLMConfig",
+    "RetrievalConfig",
+]
+
+LLM_MAX_ANSWER_CHARS = 200_000
+"""Longest model answer read at all; a longer one is malformed (no JSON is searched in it)."""
+
+LLM_MAX_CONTEXT_CHARS = 20_000
+"""Longest note context (ingestion's restatement, the gate's merged context) taken from a
+model; a longer one is not a restatement of one observation, and the offline path is used.
+Far below what Postgres' full-text index holds (1 MB of ``tsvector`` per note)."""
+
+LLM_MAX_KEYWORD_CHARS = 100
+"""Longest keyword taken from a model (a noun phrase); longer ones are dropped. Keyword
+names are indexed by a B-tree, whose entries hold about 2.7 KB."""
+
+LLM_MAX_KEYWORDS = 12
+"""Keywords taken from one model answer at most (the first ones)."""
+
+LLM_MAX_LABEL_CHARS = 500
+"""Longest short text taken from a model: a query's topic description (longer: the
+offline decomposition is used), a gate reason, missing information and a sub-query (cut
+to this length)."""
 
 
 @dataclass(frozen=True)
@@ -164,3 +195,31 @@ class RetrievalConfig:
             raise ConfigurationError(f"unknown retrieval channels: {sorted(unknown)}")
         if self.max_rounds < 1 or self.k_final < 1:
             raise ConfigurationError("max_rounds and k_final must be at least 1")
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """How a language model is called: the time allowed per call and the circuit breaker
+    that stops calling a model which keeps failing (the offline path answers instead).
+
+    The breaker is kept per model object (every memory using the model shares it): after
+    ``failure_threshold`` consecutive failed attempts (endpoint errors, timeouts or
+    unusable answers) the model is skipped for ``cooldown_seconds``; then one call tries
+    it again, closing the breaker if it succeeds and re-opening it if not.
+    """
+
+    call_timeout: float | None = 60.0
+    """Seconds one model call may take before it counts as failed (``None``: no limit
+    besides the model's own)."""
+
+    failure_threshold: int = 5
+    """Consecutive failed attempts that open the breaker (0 disables the breaker)."""
+
+    cooldown_seconds: float = 30.0
+    """Seconds an open breaker skips the model before one call tries it again."""
+
+    def __post_init__(self) -> None:
+        if self.call_timeout is not None and self.call_timeout <= 0:
+            raise ConfigurationError("call_timeout must be positive or None")
+        if self.failure_threshold < 0 or self.cooldown_seconds < 0:
+            raise ConfigurationError("failure_threshold and cooldown_seconds must be >= 0")

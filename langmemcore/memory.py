@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -18,8 +18,8 @@ from langchain_core.language_models import BaseChatModel
 from langmemcore._bridge import run_sync
 from langmemcore._errors import ConfigurationError, InvalidInputError
 from langmemcore._namespace import validate_namespace
-from langmemcore._progress import ProgressLike, progress_callback
-from langmemcore.config import ConstructionConfig, RetrievalConfig
+from langmemcore._progress import Progress, ProgressLike, progress_callback
+from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
 from langmemcore.construction.gate import NoteDraft
 from langmemcore.construction.graph import ConstructionContext, build_construction_graph
@@ -35,6 +35,7 @@ from langmemcore.construction.undo import undo_lineage, unmerge_note
 from langmemcore.embeddings import EmbeddingsLike, embedding_dims, resolve_embeddings
 from langmemcore.formal.api import FormalMemory, SearchResults
 from langmemcore.formal.config import FormalConfig
+from langmemcore.prompts import LLMUsage, configure_model, track_usage
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.storage.database import Database
 from langmemcore.storage.migrations import ensure_schema
@@ -54,10 +55,13 @@ class IngestReport:
     Attributes:
         results: One result per observation, in input order.
         topics: Topic evolutions run during the ingest.
+        llm: Model calls the ingest asked for, and how many failed or were skipped (an
+            open circuit breaker); each of those was answered by the offline path.
     """
 
     results: tuple[ApplyResult, ...]
     topics: tuple[TopicSummary, ...]
+    llm: LLMUsage = field(default_factory=LLMUsage)
 
     def count(self, operation: str) -> int:
         """How many observations ended in ``operation`` (append / merge / unchanged)."""
@@ -81,6 +85,8 @@ class Memory(FormalMemory):
         retrieval: Retrieval settings.
         formal: Capacity budgets, expected-query model and confidence rule (see
             :mod:`langmemcore.formal`).
+        llm_config: Time limit and circuit breaker of the model's calls (applied to the
+            model object, whose breaker every memory using it shares).
     """
 
     def __init__(
@@ -92,10 +98,13 @@ class Memory(FormalMemory):
         config: ConstructionConfig | None = None,
         retrieval: RetrievalConfig | None = None,
         formal: FormalConfig | None = None,
+        llm_config: LLMConfig | None = None,
     ) -> None:
         self.database = database
         self.embeddings = embeddings
         self.llm = llm
+        if llm is not None:
+            configure_model(llm, llm_config or LLMConfig())
         self.config = config or ConstructionConfig()
         self._context = ConstructionContext(
             database, embeddings, KeywordEmbedder(embeddings), self.config, llm
@@ -117,6 +126,7 @@ class Memory(FormalMemory):
         config: ConstructionConfig | None = None,
         retrieval: RetrievalConfig | None = None,
         formal: FormalConfig | None = None,
+        llm_config: LLMConfig | None = None,
     ) -> Memory:
         """Open memory on ``url`` (else ``DATABASE_URL``, else the embedded server).
 
@@ -138,7 +148,15 @@ class Memory(FormalMemory):
                 f"the schema stores {dims}-dimensional vectors but the embedder makes "
                 f"{actual}; use a matching embedder or a database migrated with --dims {actual}"
             )
-        return cls(database, embedder, llm=llm, config=config, retrieval=retrieval, formal=formal)
+        return cls(
+            database,
+            embedder,
+            llm=llm,
+            config=config,
+            retrieval=retrieval,
+            formal=formal,
+            llm_config=llm_config,
+        )
 
     @classmethod
     def open(cls, url: str | None = None, **kwargs: Any) -> Memory:
@@ -230,7 +248,20 @@ class Memory(FormalMemory):
         items = list(observations)
         for item in items:
             validate_text(item.text, max_chars=self.config.max_observation_chars)
-        report = progress_callback(progress, "ingest")
+        with track_usage() as usage:
+            results, topics = await self._ingest_batches(
+                ns, items, batch_size, progress_callback(progress, "ingest")
+            )
+        return IngestReport(tuple(results), tuple(topics), usage)
+
+    async def _ingest_batches(
+        self,
+        ns: tuple[str, ...],
+        items: list[ObservationIn],
+        batch_size: int,
+        report: Progress | None,
+    ) -> tuple[list[ApplyResult], list[TopicSummary]]:
+        """The work of :meth:`aingest_many`: draft ahead, apply in order, evolve topics."""
         batches = bulk_batches(len(items), batch_size)
         first_seen = {o.key: i for i, o in reversed(list(enumerate(items)))}
         results: list[ApplyResult] = []
@@ -273,7 +304,7 @@ class Memory(FormalMemory):
         topics.extend(await asyncio.gather(*evolving))
         if any(r.operation != "unchanged" for r in results):
             topics.append(await self.aevolve_topics(ns))
-        return IngestReport(tuple(results), tuple(topics))
+        return results, topics
 
     def _draft_ahead(
         self,
@@ -403,17 +434,18 @@ class Memory(FormalMemory):
             raise InvalidInputError("query text is empty")
         settings = config or self.retrieval
         context = RetrievalContext(self.database, self.embeddings, settings, self.llm)
-        state = await self._retrieval_graph.ainvoke(
-            {
-                "namespace": ns,
-                "query": query,
-                "k": k,
-                "token_budget": token_budget,
-                "min_confidence": min_confidence,
-            },
-            context=context,
-        )
-        return await self._log_search(ns, query, state["results"])
+        with track_usage() as usage:
+            state = await self._retrieval_graph.ainvoke(
+                {
+                    "namespace": ns,
+                    "query": query,
+                    "k": k,
+                    "token_budget": token_budget,
+                    "min_confidence": min_confidence,
+                },
+                context=context,
+            )
+        return await self._log_search(ns, query, state["results"], usage)
 
     def search(self, namespace: Sequence[str], query: str, **kwargs: Any) -> SearchResults:
         """Sync twin of :meth:`asearch`."""

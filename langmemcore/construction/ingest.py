@@ -2,8 +2,10 @@
 
 Offline (the default) the draft comes from deterministic extraction
 (:func:`langmemcore.text.analyze_observation`). With an LLM it comes from the paper's
-semantic-ingestion prompt; malformed output or an endpoint error is retried once, then the
-offline extraction takes over and the draft records ``origin="fallback"``.
+semantic-ingestion prompt, whose answer is cleaned and bounded like any untrusted input;
+malformed output or an endpoint error is retried once, then the offline extraction takes
+over (at once while the model's circuit breaker is open) and the draft records
+``origin="fallback"``.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from langmemcore.construction.apply import ApplyResult
 from langmemcore.formal import capacity
 from langmemcore.formal.capacity import CompactionReport
 from langmemcore.formal.config import Budget, FormalConfig
+from langmemcore.prompts import LLMUsage
 from langmemcore.retrieval.pack import RetrievedNote, SourceRef
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import Note
@@ -35,14 +36,23 @@ __all__ = ["FormalMemory", "SearchResults"]
 
 class SearchResults(list[RetrievedNote]):
     """The notes a search returned (a plain list of :class:`RetrievedNote`), with the id
-    of the search in the query log (``None`` when logging is off).
+    of the search in the query log (``None`` when logging is off) and its diagnostics:
+    ``llm``, the model calls it asked for and how many failed or were skipped (an open
+    circuit breaker), each answered by the offline path instead.
     """
 
     query_id: int | None
+    llm: LLMUsage
 
-    def __init__(self, notes: Sequence[RetrievedNote] = (), query_id: int | None = None) -> None:
+    def __init__(
+        self,
+        notes: Sequence[RetrievedNote] = (),
+        query_id: int | None = None,
+        llm: LLMUsage | None = None,
+    ) -> None:
         super().__init__(notes)
         self.query_id = query_id
+        self.llm = llm or LLMUsage()
 
 
 class FormalMemory:
@@ -67,7 +77,11 @@ class FormalMemory:
                 await capacity.compact(repo, namespace, budget, self.formal)
 
     async def _log_search(
-        self, namespace: tuple[str, ...], query: str, results: list[RetrievedNote]
+        self,
+        namespace: tuple[str, ...],
+        query: str,
+        results: list[RetrievedNote],
+        llm: LLMUsage | None = None,
     ) -> SearchResults:
         """Write the search to the query log (unless logging is off)."""
         query_id = None
@@ -76,7 +90,7 @@ class FormalMemory:
                 query_id = await capacity.record_query(
                     repo, namespace, query, [r.note_id for r in results]
                 )
-        return SearchResults(results, query_id)
+        return SearchResults(results, query_id, llm)
 
     async def afeedback(
         self,

@@ -1,13 +1,30 @@
 """The paper's LLM prompts, one module per prompt, each with a pydantic output model.
 
-Every call goes through :func:`langmemcore.prompts._call.call_structured`: the model's
-text answer is parsed as JSON into the output model; malformed output or an endpoint error
-is retried once and then raised as ``LLMOutputError`` / ``LLMUnavailableError`` so the
-caller can fall back to the offline path.
+Every call goes through :func:`langmemcore.prompts._call.call_model`: the model's text
+answer is parsed (as JSON into the output model, which cleans and bounds it); malformed
+output or an endpoint error is retried once and then raised as ``LLMOutputError`` /
+``LLMUnavailableError`` so the caller can fall back to the offline path. A model whose
+circuit breaker is open is not called (``LLMSkippedError``, an ``LLMUnavailableError``).
 """
 
 from __future__ import annotations
 
-from langmemcore.prompts._call import call_structured, extract_json
+from langmemcore.prompts._call import call_model, call_structured, extract_json
+from langmemcore.prompts._guard import (
+    CircuitBreaker,
+    LLMUsage,
+    configure_model,
+    guard_for,
+    track_usage,
+)
 
-__all__ = ["call_structured", "extract_json"]
+__all__ = [
+    "CircuitBreaker",
+    "LLMUsage",
+    "call_model",
+    "call_structured",
+    "configure_model",
+    "extract_json",
+    "guard_for",
+    "track_usage",
+]

@@ -2,45 +2,59 @@
 
 The answer is read as text and the first JSON object in it is validated against a pydantic
 model, so fake chat models, OpenAI-compatible servers and providers without native
-structured output all work the same way.
+structured output all work the same way. The answer is untrusted: the output models clean
+and bound what they take (see :mod:`langmemcore.prompts._clean`).
+
+Every call goes through the model's guard (:mod:`langmemcore.prompts._guard`): a time
+limit per attempt, and a circuit breaker that skips a model after consecutive failures.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
+from collections.abc import Callable
 from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, ValidationError
 
-from langmemcore._errors import LLMOutputError, LLMUnavailableError
+from langmemcore._errors import LLMOutputError, LLMSkippedError, LLMUnavailableError
+from langmemcore.config import LLM_MAX_ANSWER_CHARS
+from langmemcore.prompts._guard import current_usage, guard_for
 
-__all__ = ["call_structured", "extract_json"]
+__all__ = ["call_model", "call_structured", "extract_json"]
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 _log = logging.getLogger("langmemcore.llm")
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+_JSON_STARTS = 64
+"""Places in an answer where a JSON value is tried at most (each may fail fast)."""
 
 
 def extract_json(text: str) -> object:
     """The first JSON object or array in ``text`` (code fences allowed).
 
     Raises:
-        LLMOutputError: If no valid JSON is found.
+        LLMOutputError: If no valid JSON is found, or the text is longer than
+            ``LLM_MAX_ANSWER_CHARS``.
     """
+    if len(text) > LLM_MAX_ANSWER_CHARS:
+        raise LLMOutputError(f"the model's answer has {len(text):,} characters; too long")
     fenced = _FENCE.search(text)
     body = fenced.group(1) if fenced else text
     decoder = json.JSONDecoder()
-    for start, char in enumerate(body):
-        if char in "{[":
-            try:
-                value, _end = decoder.raw_decode(body[start:])
-            except json.JSONDecodeError:
-                continue
-            return value
+    starts = (i for i, char in enumerate(body) if char in "{[")
+    for _, start in zip(range(_JSON_STARTS), starts, strict=False):
+        try:
+            value, _end = decoder.raw_decode(body, start)
+        except (json.JSONDecodeError, RecursionError):
+            continue
+        return value
     raise LLMOutputError(f"no JSON object in the model's answer: {text[:200]!r}")
 
 
@@ -54,37 +68,87 @@ def _content_text(content: object) -> str:
     return str(content)
 
 
-async def call_structured(
-    llm: BaseChatModel, prompt: str, output: type[M], *, retries: int = 1
-) -> M:
-    """Ask ``llm`` and parse its answer into ``output``.
+async def _ask(llm: BaseChatModel, prompt: str, timeout: float | None) -> str:
+    """One attempt: the answer's text.
+
+    Raises:
+        LLMUnavailableError: The endpoint failed or took longer than ``timeout`` seconds.
+    """
+    try:
+        message = await asyncio.wait_for(llm.ainvoke([HumanMessage(content=prompt)]), timeout)
+    except TimeoutError as exc:
+        raise LLMUnavailableError(f"the language model did not answer in {timeout} s") from exc
+    except Exception as exc:  # provider errors have no common base class
+        raise LLMUnavailableError(f"the language model call failed: {exc}") from exc
+    return _content_text(message.content)
+
+
+async def call_model(
+    llm: BaseChatModel, prompt: str, parse: Callable[[str], T], *, retries: int = 1
+) -> T:
+    """Ask ``llm`` and ``parse`` its text answer, through the model's guard.
+
+    Each attempt counts for the model's circuit breaker; an attempt is not made while it
+    is open. The call is counted in the running operation's :class:`LLMUsage`.
 
     Args:
         llm: Any LangChain chat model.
         prompt: The filled-in prompt.
-        output: The pydantic model of the expected JSON.
+        parse: Turns the answer's text into the result; raises ``LLMOutputError`` when the
+            answer is unusable.
         retries: Extra attempts after a failure.
 
     Returns:
-        The validated output.
+        The parsed answer.
+
+    Raises:
+        LLMOutputError: The answer stayed unusable after every attempt.
+        LLMUnavailableError: The endpoint failed on every attempt.
+        LLMSkippedError: The model's circuit breaker is open; no attempt was made.
+    """
+    guard, usage = guard_for(llm), current_usage()
+    usage.calls += 1
+    last: LLMOutputError | LLMUnavailableError | None = None
+    for attempt in range(retries + 1):
+        if not guard.breaker.allow():
+            break
+        try:
+            result = parse(await _ask(llm, prompt, guard.config.call_timeout))
+        except (LLMOutputError, LLMUnavailableError) as exc:
+            guard.breaker.record_failure()
+            last = exc
+            _log.warning("LLM attempt %d failed: %s", attempt + 1, str(exc)[:300])
+            continue
+        except BaseException:
+            guard.breaker.release()
+            raise
+        guard.breaker.record_success()
+        return result
+    if last is None:
+        usage.skipped += 1
+        raise LLMSkippedError("the language model is skipped: its circuit breaker is open")
+    usage.failed += 1
+    raise last
+
+
+async def call_structured(
+    llm: BaseChatModel, prompt: str, output: type[M], *, retries: int = 1
+) -> M:
+    """Ask ``llm`` and parse its answer into ``output`` (see :func:`call_model`).
+
+    Returns:
+        The validated (cleaned and bounded) output.
 
     Raises:
         LLMOutputError: The answer stayed malformed after every attempt.
-        LLMUnavailableError: The endpoint failed on every attempt.
+        LLMUnavailableError: The endpoint failed on every attempt, or the model is skipped
+            (``LLMSkippedError``).
     """
-    last: Exception | None = None
-    for attempt in range(retries + 1):
-        try:
-            message = await llm.ainvoke([HumanMessage(content=prompt)])
-        except Exception as exc:  # provider errors have no common base class
-            last = LLMUnavailableError(f"the language model call failed: {exc}")
-            _log.warning("LLM call failed (attempt %d): %s", attempt + 1, exc)
-            continue
-        text = _content_text(message.content)
+
+    def parse(text: str) -> M:
         try:
             return output.model_validate(extract_json(text))
-        except (LLMOutputError, ValidationError) as exc:
-            last = LLMOutputError(f"malformed {output.__name__} from the model: {exc}")
-            _log.warning("malformed LLM output (attempt %d): %s", attempt + 1, text[:200])
-    assert last is not None
-    raise last
+        except ValidationError as exc:
+            raise LLMOutputError(f"malformed {output.__name__} from the model: {exc}") from exc
+
+    return await call_model(llm, prompt, parse, retries=retries)

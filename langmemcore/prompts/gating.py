@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from langmemcore.prompts._clean import Context, Reason
+
 __all__ = ["CandidateJudgement", "GateJudgement", "render_gate_prompt"]
 
 PROMPT = """Role: You are a Knowledge Graph Updater. Your job is to evaluate the relationship \
@@ -31,7 +33,9 @@ conflicting information explicitly.
 
 
 class CandidateJudgement(BaseModel):
-    """The verdict on one candidate."""
+    """The verdict on one candidate, cleaned and bounded (see
+    :mod:`langmemcore.prompts._clean`).
+    """
 
     candidate_id: int
     """Id of the candidate note as given in the prompt."""
@@ -39,16 +43,16 @@ class CandidateJudgement(BaseModel):
     relation_type: Literal["SUPPORTS", "CONFLICTS", "RELATED_TO"]
     """Semantic relation."""
 
-    connection_strength: float = Field(ge=0.0, le=1.0)
+    connection_strength: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
     """Degree of overlap or logical connection."""
 
     operation: Literal["MERGE", "LINK", "APPEND"]
     """Construction operation the model chose."""
 
-    merged_context: str | None = None
+    merged_context: Context | None = None
     """The unified context, for MERGE."""
 
-    reason: str = ""
+    reason: Reason = ""
     """Short justification."""
 
 

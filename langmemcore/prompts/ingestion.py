@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
+
+from langmemcore.prompts._clean import Context, Keywords
 
 __all__ = ["SemanticIngestion", "render_ingestion_prompt"]
 
@@ -27,20 +29,13 @@ item is cool."}}"""
 
 
 class SemanticIngestion(BaseModel):
-    """The prompt's JSON answer."""
+    """The prompt's JSON answer, cleaned and bounded (see :mod:`langmemcore.prompts._clean`)."""
 
-    keywords: list[str] = Field(default_factory=list, max_length=12)
+    keywords: Keywords = Field(default_factory=list)
     """Noun phrases present in the text."""
 
-    context: str = Field(min_length=1)
+    context: Context
     """Self-contained factual restatement."""
-
-    @field_validator("context")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("context is blank")
-        return value.strip()
 
 
 def render_ingestion_prompt(text: str, speaker: str | None, when: str | None) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from langmemcore.prompts._clean import Keywords, Label
+
 __all__ = ["QueryIntent", "render_query_intent_prompt"]
 
 PROMPT = """Analyze the user query to identify its Target Taxonomy Category, extract key \
@@ -21,12 +23,12 @@ Output Format (JSON): {{"topic_desc": "Concise Noun Phrase", "keywords": ["keywo
 
 
 class QueryIntent(BaseModel):
-    """The prompt's JSON answer."""
+    """The prompt's JSON answer, cleaned and bounded (see :mod:`langmemcore.prompts._clean`)."""
 
-    topic_desc: str = Field(min_length=1)
+    topic_desc: Label
     """Subject heading of the query."""
 
-    keywords: list[str] = Field(default_factory=list, max_length=12)
+    keywords: Keywords = Field(default_factory=list)
     """Core entities and concepts."""
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from langmemcore.prompts._clean import Reason, cut_label
+
 __all__ = ["Sufficiency", "parse_subquery", "render_subquery_prompt", "render_sufficiency_prompt"]
 
 SUFFICIENCY = """You are a reflector agent that evaluates whether the current context and \
@@ -34,15 +36,17 @@ Sub-question:"""
 
 
 class Sufficiency(BaseModel):
-    """The sufficiency evaluator's JSON answer."""
+    """The sufficiency evaluator's JSON answer, cleaned and bounded (see
+    :mod:`langmemcore.prompts._clean`).
+    """
 
     sufficient: bool
     """Whether the evidence answers the question."""
 
-    missing_info: str = ""
+    missing_info: Reason = ""
     """What is missing, in words."""
 
-    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0, allow_inf_nan=False)
     """The evaluator's confidence."""
 
 
@@ -62,8 +66,11 @@ def render_subquery_prompt(query: str, context: str, history: str, missing: str)
 
 
 def parse_subquery(text: str) -> str | None:
-    """The sub-question in the model's answer, or ``None`` when it says none is needed."""
-    line = next((ln.strip() for ln in text.strip().splitlines() if ln.strip()), "")
+    """The sub-question in the model's answer (cleaned, cut to ``LLM_MAX_LABEL_CHARS``), or
+    ``None`` when it says none is needed.
+    """
+    text = cut_label(text)
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     line = line.removeprefix("Sub-question:").strip().strip('"').strip()
     if not line or line.lower().rstrip(".") in {"none", "null", "n/a"}:
         return None

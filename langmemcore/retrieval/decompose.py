@@ -1,7 +1,8 @@
 """decompose: query -> topic description + keywords (+ times), embedded in one batch.
 
 Offline by :func:`langmemcore.text.analyze_query`; with an LLM by the paper's query-intent
-prompt (malformed output or an endpoint error -> the offline decomposition).
+prompt (malformed output, an endpoint error or an open circuit breaker -> the offline
+decomposition).
 """
 
 from __future__ import annotations

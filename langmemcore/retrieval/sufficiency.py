@@ -15,10 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
 
-from langmemcore._errors import LLMOutputError, LLMUnavailableError
-from langmemcore.prompts import call_structured
+from langmemcore.prompts import call_model, call_structured
 from langmemcore.prompts.sufficiency import (
     Sufficiency,
     parse_subquery,
@@ -104,7 +102,7 @@ async def judge_with_llm(
 
     Raises:
         LLMOutputError: The evaluator's answer stayed malformed.
-        LLMUnavailableError: The endpoint failed.
+        LLMUnavailableError: The endpoint failed, or the model is skipped.
     """
     context = _context(evidence)
     judgement = await call_structured(
@@ -114,13 +112,7 @@ async def judge_with_llm(
         return Verdict(True, "", None)
     history = "\n".join(f"- {q}" for q in asked[1:])
     prompt = render_subquery_prompt(question, context, history, judgement.missing_info)
-    try:
-        message = await llm.ainvoke([HumanMessage(content=prompt)])
-    except Exception as exc:  # provider errors have no common base class
-        raise LLMUnavailableError(f"the sub-query call failed: {exc}") from exc
-    if not isinstance(message.content, str):
-        raise LLMOutputError("the sub-query answer is not text")
-    subquery = parse_subquery(message.content)
+    subquery = await call_model(llm, prompt, parse_subquery, retries=0)
     if subquery is None or subquery in asked:
         return Verdict(True, judgement.missing_info, None)
     return Verdict(False, judgement.missing_info, subquery)

@@ -15,6 +15,7 @@ EXPECTED_BUILTIN = {
     "DatabaseUnavailableError": ConnectionError,
     "LLMOutputError": ValueError,
     "LLMUnavailableError": ConnectionError,
+    "LLMSkippedError": ConnectionError,
 }
 
 
@@ -28,6 +29,7 @@ def test_every_error_derives_from_the_root_and_its_builtin() -> None:
     for name, builtin in EXPECTED_BUILTIN.items():
         assert issubclass(classes[name], _errors.LangMemCoreError), name
         assert issubclass(classes[name], builtin), name
+    assert issubclass(classes["LLMSkippedError"], classes["LLMUnavailableError"])
 
 
 def test_errors_are_exported_at_top_level() -> None:

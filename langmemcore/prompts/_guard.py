@@ -1,0 +1,170 @@
+"""Guarding the calls to a language model: a circuit breaker per model object, and the
+count of calls an operation made, saw fail and skipped.
+
+A model endpoint that accepts connections and never answers costs the full timeout on
+every attempt; the breaker stops calling it after a few consecutive failures, so the
+offline path answers at once until the cooldown has passed and one call tries again.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from langmemcore.config import LLMConfig
+
+__all__ = [
+    "CircuitBreaker",
+    "LLMUsage",
+    "ModelGuard",
+    "configure_model",
+    "current_usage",
+    "guard_for",
+    "track_usage",
+]
+
+Clock = Callable[[], float]
+
+
+class CircuitBreaker:
+    """Closed -> open after ``failure_threshold`` consecutive failures -> half-open once
+    ``cooldown`` seconds have passed (one call goes through) -> closed on its success, open
+    again on its failure.
+
+    Args:
+        failure_threshold: Consecutive failures that open the breaker (0: never opens).
+        cooldown: Seconds the breaker stays open.
+        clock: Monotonic time in seconds (injectable for tests).
+    """
+
+    def __init__(self, failure_threshold: int, cooldown: float, clock: Clock = time.monotonic):
+        self.failure_threshold = failure_threshold
+        self.cooldown = cooldown
+        self.clock = clock
+        self.failures = 0
+        self._opened_at: float | None = None
+        self._probing = False
+        self._lock = threading.Lock()
+
+    @property
+    def state(self) -> str:
+        """``"closed"``, ``"open"`` or ``"half_open"`` (cooldown over, or a probe running)."""
+        with self._lock:
+            if self._opened_at is None:
+                return "closed"
+            if self._probing or self.clock() - self._opened_at >= self.cooldown:
+                return "half_open"
+            return "open"
+
+    def allow(self) -> bool:
+        """Whether a call may go to the model now (in half-open state: the first caller
+        only, until its call ends).
+        """
+        with self._lock:
+            if self._opened_at is None or self.failure_threshold <= 0:
+                return True
+            if self._probing or self.clock() - self._opened_at < self.cooldown:
+                return False
+            self._probing = True
+            return True
+
+    def record_success(self) -> None:
+        """The model answered usably: close the breaker."""
+        with self._lock:
+            self.failures, self._opened_at, self._probing = 0, None, False
+
+    def record_failure(self) -> None:
+        """An attempt failed: open the breaker at the threshold, or when a probe failed."""
+        with self._lock:
+            self.failures += 1
+            tripped = 0 < self.failure_threshold <= self.failures
+            if self._probing or tripped:
+                self._opened_at = self.clock()
+            self._probing = False
+
+    def release(self) -> None:
+        """A call ended without an outcome (cancelled): let the next caller probe."""
+        with self._lock:
+            self._probing = False
+
+
+@dataclass
+class ModelGuard:
+    """The call settings and circuit breaker of one model object."""
+
+    config: LLMConfig
+    breaker: CircuitBreaker
+
+
+_guards: dict[int, ModelGuard] = {}
+_guards_lock = threading.Lock()
+
+
+def _new_guard(config: LLMConfig) -> ModelGuard:
+    return ModelGuard(config, CircuitBreaker(config.failure_threshold, config.cooldown_seconds))
+
+
+def guard_for(llm: object) -> ModelGuard:
+    """The guard of ``llm``, created with default settings on first use.
+
+    Guards are kept per model object (models need not be hashable) and dropped when the
+    model is garbage-collected.
+    """
+    key = id(llm)
+    with _guards_lock:
+        guard = _guards.get(key)
+        if guard is None:
+            guard = _guards[key] = _new_guard(LLMConfig())
+            with suppress(TypeError):  # a model without weak references: kept for good
+                weakref.finalize(llm, _guards.pop, key, None)
+        return guard
+
+
+def configure_model(llm: object, config: LLMConfig) -> ModelGuard:
+    """Apply ``config`` to ``llm``'s guard (its breaker's state is kept)."""
+    guard = guard_for(llm)
+    guard.config = config
+    guard.breaker.failure_threshold = config.failure_threshold
+    guard.breaker.cooldown = config.cooldown_seconds
+    return guard
+
+
+@dataclass
+class LLMUsage:
+    """Model calls one operation (an ingest, a search) asked for.
+
+    Attributes:
+        calls: Prompts the operation asked for.
+        failed: Prompts that were tried and ended unusable (error, timeout or an answer
+            that failed validation); the offline path answered instead.
+        skipped: Prompts not sent because the model's circuit breaker was open; the
+            offline path answered instead.
+    """
+
+    calls: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+
+_usage: ContextVar[LLMUsage | None] = ContextVar("langmemcore_llm_usage", default=None)
+
+
+def current_usage() -> LLMUsage:
+    """The counter of the operation running in this context (a throwaway one outside)."""
+    return _usage.get() or LLMUsage()
+
+
+@contextmanager
+def track_usage() -> Iterator[LLMUsage]:
+    """Count the model calls made inside the block (tasks started in it included)."""
+    usage = LLMUsage()
+    token = _usage.set(usage)
+    try:
+        yield usage
+    finally:
+        _usage.reset(token)
