@@ -4,11 +4,11 @@ Rules, applied sentence by sentence (a sentence ends at ``.`` ``!`` ``?`` ``;`` 
 line break; splitting too often only repeats the name):
 
 * The first mention of the speaker in a sentence is the name (``"Priya"``,
-  ``"Priya's"``); later mentions are the neutral pronoun (``they`` / ``them`` /
-  ``their`` / ``theirs`` / ``themselves``) unless another possible referent came earlier
-  in the sentence (a third-person or plural pronoun, a capitalised word, a plural-looking
-  or person noun such as ``kids`` or ``sister``): then the name again, never an
-  ambiguous pronoun.
+  ``"Priya's"``); once the name was the subject, later mentions are the neutral pronoun
+  (``they`` / ``them`` / ``their`` / ``theirs`` / ``themselves``) unless another possible
+  referent came earlier in the sentence (a third-person or plural pronoun, a capitalised
+  word that may be a name, a plural-looking or person noun such as ``kids``, ``sister``
+  or ``physio``): then the name again, never an ambiguous pronoun.
 * The verb after a resolved subject agrees: ``Priya lives`` / ``has`` / ``is`` /
   ``does`` / ``goes``, but ``they live`` / ``are`` / ``were``; modal verbs and past forms
   stay (``Priya can``, ``Priya went``); after ``X and I`` the verb stays plural.
@@ -23,7 +23,14 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from langmemcore.text._lexicon import ADVERBS, INTENSIFIERS, word_set
+from langmemcore.text._lexicon import (
+    ADVERBS,
+    FILLERS,
+    INTENSIFIERS,
+    STOPWORDS,
+    TIME_WORDS,
+    word_set,
+)
 from langmemcore.text.keywords import lookup_verb
 
 _BOUNDARY_RE = re.compile(r"[.!?;:]+(?=\s|$)|\n")
@@ -80,9 +87,11 @@ _OTHER_REFERENTS = word_set(
     somebody group crew class staff couple friend mom mum mother dad father sister brother
     son daughter wife husband partner boyfriend girlfriend boss colleague coworker kid baby
     girl boy guy man woman teacher neighbour neighbor cousin aunt uncle grandma grandpa
-    parent child nephew niece fiance fiancee roommate"""
+    parent child nephew niece fiance fiancee roommate physio doctor nurse therapist coach
+    trainer"""
 )
 _COMPOUND_LEADS = word_set("my the our his her their your a an me")
+_COMMON_STARTERS = STOPWORDS | FILLERS | TIME_WORDS | word_set("last next yes no well")
 _NOT_PLURAL = word_set(
     """this is was has does its as yes always perhaps sometimes whereas thus plus less
     unless afterwards towards upwards besides news lots"""
@@ -136,6 +145,11 @@ def _agree(word: str, pronoun: bool) -> str:
     return _third_person(word)
 
 
+def _name_like(low: str) -> bool:
+    """Whether a capitalised sentence-initial word may be a name (not ``The``, ``So``)."""
+    return not (low in _COMMON_STARTERS or low in ADVERBS or low in INTENSIFIERS)
+
+
 def _other_referent(prefix: str, aliases: frozenset[str]) -> bool:
     """Whether the sentence so far names someone a pronoun could be mistaken for."""
     words = _TOKEN_RE.findall(_BRACKETS_RE.sub(" ", prefix))
@@ -143,7 +157,7 @@ def _other_referent(prefix: str, aliases: frozenset[str]) -> bool:
         low = word.lower().replace("\u2019", "'")
         if low in ("i", "me", "my", "mine", "myself") or low.startswith("i'") or low in aliases:
             continue
-        if low in _OTHER_REFERENTS or (index > 0 and word[0].isupper()):
+        if low in _OTHER_REFERENTS or (word[0].isupper() and (index > 0 or _name_like(low))):
             return True
         plural = low.endswith("s") and not low.endswith(("ss", "us", "'s"))
         if plural and len(low) > 3 and low not in _NOT_PLURAL:
@@ -160,6 +174,7 @@ class _Sentence:
     aliases: frozenset[str]
     start: int = 0
     mentioned: bool = False
+    """Whether the speaker was already named as the subject in this sentence."""
     pieces: list[str] = field(default_factory=list)
     pos: int = 0
 
@@ -290,7 +305,8 @@ def resolve_first_person(text: str, speaker: str | None) -> str:
             out = _subject(s, m, pronoun, inverted)
         if out.startswith("this") and not text[s.start : m.start()].strip():
             out = "T" + out[1:]
-        s.mentioned = s.mentioned or out != m.group(0)
+        subject = not (m.group("poss") or m.group("obj"))
+        s.mentioned = s.mentioned or (subject and out != m.group(0))
         s.pieces.append(out)
     s.pieces.append(text[s.pos :])
     return "".join(s.pieces)

@@ -72,7 +72,7 @@ def test_resolve_first_person(text: str, resolved: str) -> None:
         ("I finally got it and I was thrilled.", "Tomas finally got it and they were thrilled."),
         ("I want you to call me.", "Tomas wants you to call them."),
         ("I made my own bread myself.", "Tomas made their own bread themselves."),
-        ("That bike of mine is mine.", "That bike of Tomas's is theirs."),
+        ("I know that bike is mine.", "Tomas knows that bike is theirs."),
         # each sentence names the speaker again
         ("I moved. I love my flat.", "Tomas moved. Tomas loves their flat."),
         # another possible referent: the name again, never an ambiguous pronoun
@@ -84,6 +84,15 @@ def test_resolve_first_person(text: str, resolved: str) -> None:
         ("I told my mom that I was leaving.", "Tomas told their mom that Tomas was leaving."),
         ("Jonas and I live here.", "Jonas and Tomas live here."),
         ("We went and I loved it.", "We went and Tomas loved it."),
+        (
+            "Pretzel, my beagle, waited for me at the finish line.",
+            "Pretzel, Tomas's beagle, waited for Tomas at the finish line.",
+        ),
+        (
+            "The physio cleared my knee, so I'm training properly.",
+            "The physio cleared Tomas's knee, so Tomas is training properly.",
+        ),
+        ("It reminds me of my childhood.", "It reminds Tomas of Tomas's childhood."),
         # inverted questions
         ("Am I right?", "Is Tomas right?"),
         ("Do I look tired?", "Does Tomas look tired?"),
