@@ -6,8 +6,8 @@ than ``max_size`` are split by re-running Leiden on their subgraph at a higher r
 (falling back to degree-ordered chunks); communities smaller than ``min_size`` are joined
 to the neighbouring community they connect to most when it has room, and otherwise left
 unassigned. Each topic gets the normalised mean of its keywords' embeddings as centroid and
-its three most connected keywords as label. A run replaces the namespace's topics with a
-new generation in one transaction.
+its three most connected label-worthy keywords as label (see ``topic_labels``). A run
+replaces the namespace's topics with a new generation in one transaction.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import numpy as np
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import aliased
 
+from langmemcore.construction.topic_labels import topic_label
 from langmemcore.storage.models import (
     Keyword,
     Note,
@@ -36,6 +37,7 @@ from langmemcore.storage.repository import Repository
 __all__ = ["TopicSummary", "evolve_topics", "partition_keywords"]
 
 WeightedEdge = tuple[int, int, float]
+_LABEL_CANDIDATES = 12
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,24 @@ async def _cooccurrence(repo: Repository, ns: str) -> tuple[list[int], list[Weig
     return sorted(int(n) for n in nodes), edges
 
 
+async def _label_texts(repo: Repository, ns: str, keyword_ids: list[int]) -> dict[int, str]:
+    """One active note context per keyword (the oldest), to check labels against."""
+    if not keyword_ids:
+        return {}
+    rows = await repo.session.execute(
+        select(NoteKeyword.keyword_id, Note.context)
+        .distinct(NoteKeyword.keyword_id)
+        .join(Note, Note.id == NoteKeyword.note_id)
+        .where(
+            NoteKeyword.namespace == ns,
+            Note.status == "active",
+            NoteKeyword.keyword_id.in_(keyword_ids),
+        )
+        .order_by(NoteKeyword.keyword_id, Note.id)
+    )
+    return {int(k): str(context) for k, context in rows}
+
+
 async def evolve_topics(
     repo: Repository, namespace: Sequence[str], *, min_size: int, max_size: int, seed: int
 ) -> TopicSummary:
@@ -202,13 +222,15 @@ async def evolve_topics(
     for a, b, w in edges:
         degree[a] += w
         degree[b] += w
+    ranked = [sorted(c, key=lambda n: (-degree[n], info[n][0])) for c in communities]
+    texts = await _label_texts(repo, ns, [n for r in ranked for n in r[:_LABEL_CANDIDATES]])
     labels: list[str] = []
     new_topics: list[dict[str, Any]] = []
-    for community in communities:
+    for community, order in zip(communities, ranked, strict=True):
         centroid = np.mean([info[n][1] for n in community], axis=0)
         centroid /= np.linalg.norm(centroid) or 1.0
-        top = sorted(community, key=lambda n: (-degree[n], info[n][0]))[:3]
-        labels.append(", ".join(info[n][0] for n in top))
+        names = [info[n][0] for n in order]
+        labels.append(topic_label(names, {info[n][0]: texts[n] for n in order if n in texts}))
         new_topics.append(
             {
                 "namespace": ns,

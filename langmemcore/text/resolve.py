@@ -7,19 +7,18 @@ semantic-ingestion prompt (keywords + a self-contained factual context);
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from langmemcore.text._calendar import format_day
-from langmemcore.text._lexicon import word_set
+from langmemcore.text._first_person import resolve_first_person
 from langmemcore.text.dates import (
     TimeMention,
     TimeSpan,
     format_time_mention,
     scan_time_mentions,
 )
-from langmemcore.text.keywords import extract_keywords_and_entities, lookup_verb, topic_words
+from langmemcore.text.keywords import extract_keywords_and_entities, topic_words
 from langmemcore.text.tokens import normalize_keyword
 
 __all__ = [
@@ -30,33 +29,6 @@ __all__ = [
     "resolve_first_person",
 ]
 
-_ADVERB = (
-    r"(?:really|just|also|always|never|often|usually|sometimes|still|actually|totally|"
-    r"definitely|truly|absolutely|only|even)"
-)
-_PRONOUN_RE = re.compile(
-    rf"\bi['\u2019](?P<tail>m|ve|d|ll)\b(?:(?P<cgap>\s+)(?P<cnext>[A-Za-z'\u2019]+))?"
-    rf"|\b(?P<i>i)\b(?!['\u2019.]\w)(?:(?P<gap>\s+(?:{_ADVERB}\s+)?)(?P<next>[A-Za-z'\u2019]+))?"
-    r"|\b(?P<obj>me|myself)\b|\b(?P<poss>my|mine)\b",
-    re.IGNORECASE,
-)
-_MINE_AFTER_RE = re.compile(
-    r"(?:^|[,;:.!?]|\b(?:of|is|was|are|were|be|and|or|that's|it's|'s))\s*$", re.IGNORECASE
-)
-_AGREEMENT = {
-    "am": "is",
-    "have": "has",
-    "do": "does",
-    "don't": "doesn't",
-    "haven't": "hasn't",
-    "dont": "doesnt",
-    "havent": "hasnt",
-}
-_TAILS = {"m": "is", "ve": "has", "ll": "will"}
-_HAD_NEXT = word_set("been had gone done seen never already just better rather")
-_NO_CONJUGATION = word_set(
-    "read put set cut hit hurt let quit spread cost shut bet can may must will shall"
-)
 _MAX_TOPIC_WORDS = 8
 
 
@@ -91,68 +63,6 @@ class QueryAnalysis:
     """Names mentioned in the query, surface form."""
     times: tuple[TimeMention, ...]
     """Time expressions of the query, resolved when a reference time is given."""
-
-
-def _third_person(verb: str) -> str:
-    """``love`` -> ``loves``, ``watch`` -> ``watches``, ``try`` -> ``tries``."""
-    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if verb.endswith("y") and verb[-2:-1] not in ("a", "e", "i", "o", "u"):
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
-def _agree(word: str) -> str:
-    """Make the word following a resolved "I" agree with a third-person subject."""
-    low = word.lower().replace("\u2019", "'")
-    if low in _AGREEMENT:
-        return _AGREEMENT[low]
-    verb = lookup_verb(low)
-    if verb is None or verb[1] != "base" or low in _NO_CONJUGATION or low == "be":
-        return word
-    return _third_person(word)
-
-
-def resolve_first_person(text: str, speaker: str | None) -> str:
-    """Replace first-person singular pronouns with the speaker's name.
-
-    ``I`` / ``me`` / ``myself`` become the name, ``my`` / ``mine`` its possessive
-    (``"Melanie's"``); ``I'm`` / ``I've`` / ``I'll`` / ``I'd`` expand to ``is`` / ``has`` /
-    ``will`` / ``would`` (``had`` before a participle). The verb right after a resolved
-    ``I`` is made to agree (``I am`` -> ``Melanie is``, ``I love`` -> ``Melanie loves``);
-    everything else stays verbatim. Plural ``we`` / ``our`` are left alone.
-
-    Args:
-        text: The text as written by the speaker.
-        speaker: The speaker's name; ``None`` returns the text unchanged.
-
-    Returns:
-        The resolved text.
-    """
-    if not speaker:
-        return text
-    name = speaker.strip()
-    possessive = name + "'s"
-
-    def replace(m: re.Match[str]) -> str:
-        poss = m.group("poss")
-        if poss:
-            if poss.lower() == "mine" and not _MINE_AFTER_RE.search(text, 0, m.start()):
-                return poss
-            return possessive
-        if m.group("obj"):
-            return name
-        tail = m.group("tail")
-        if tail:
-            gap, nxt = m.group("cgap") or "", m.group("cnext") or ""
-            aux = _TAILS.get(tail.lower(), "would")
-            if aux == "would" and (nxt.lower() in _HAD_NEXT or nxt.lower().endswith("ed")):
-                aux = "had"
-            return f"{name} {aux}{gap}{nxt}"
-        nxt = m.group("next") or ""
-        return name + (m.group("gap") or "") + (_agree(nxt) if nxt else "")
-
-    return _PRONOUN_RE.sub(replace, text)
 
 
 def _annotate(text: str, spans: list[TimeSpan]) -> str:

@@ -40,13 +40,73 @@ SESSION = datetime(2023, 5, 8, 13, 56)  # a Monday
         ("I watch the kids.", "Melanie watches the kids."),
         ("I read a book yesterday.", "Melanie read a book yesterday."),
         ("It reminds me of home.", "It reminds Melanie of home."),
-        ("I made it myself.", "Melanie made it Melanie."),
+        ("I made it myself.", "Melanie made it themselves."),
         ("That bowl is mine.", "That bowl is Melanie's."),
         ("She is a friend of mine.", "She is a friend of Melanie's."),
     ],
 )
 def test_resolve_first_person(text: str, resolved: str) -> None:
     assert resolve_first_person(text, "Melanie") == resolved
+
+
+@pytest.mark.parametrize(
+    ("text", "resolved"),
+    [
+        # subject-verb agreement after the name
+        ("I live in a tiny flat.", "Tomas lives in a tiny flat."),
+        ("I go running on Sundays.", "Tomas goes running on Sundays."),
+        ("I do yoga.", "Tomas does yoga."),
+        ("I have two cats.", "Tomas has two cats."),
+        ("I am a nurse.", "Tomas is a nurse."),
+        ("I can swim.", "Tomas can swim."),
+        ("I should call her.", "Tomas should call her."),
+        ("I usually cook at home.", "Tomas usually cooks at home."),
+        ("I finally fix bikes for a living.", "Tomas finally fixes bikes for a living."),
+        ("I fly to Porto tomorrow.", "Tomas flies to Porto tomorrow."),
+        ("I swept the floor.", "Tomas swept the floor."),
+        ("I haven't seen it.", "Tomas hasn't seen it."),
+        # the name once, then the neutral pronoun
+        ("I started my new job.", "Tomas started their new job."),
+        ("I think I should go.", "Tomas thinks they should go."),
+        ("I'm sure I'll love it.", "Tomas is sure they will love it."),
+        ("I finally got it and I was thrilled.", "Tomas finally got it and they were thrilled."),
+        ("I want you to call me.", "Tomas wants you to call them."),
+        ("I made my own bread myself.", "Tomas made their own bread themselves."),
+        ("I know that bike is mine.", "Tomas knows that bike is theirs."),
+        # each sentence names the speaker again
+        ("I moved. I love my flat.", "Tomas moved. Tomas loves their flat."),
+        # another possible referent: the name again, never an ambiguous pronoun
+        (
+            "I took the kids to the park and I loved it.",
+            "Tomas took the kids to the park and Tomas loved it.",
+        ),
+        ("My sister and I went to Sintra.", "Tomas's sister and Tomas went to Sintra."),
+        ("I told my mom that I was leaving.", "Tomas told their mom that Tomas was leaving."),
+        ("Jonas and I live here.", "Jonas and Tomas live here."),
+        ("We went and I loved it.", "We went and Tomas loved it."),
+        (
+            "Pretzel, my beagle, waited for me at the finish line.",
+            "Pretzel, Tomas's beagle, waited for Tomas at the finish line.",
+        ),
+        (
+            "The physio cleared my knee, so I'm training properly.",
+            "The physio cleared Tomas's knee, so Tomas is training properly.",
+        ),
+        ("It reminds me of my childhood.", "It reminds Tomas of Tomas's childhood."),
+        # inverted questions
+        ("Am I right?", "Is Tomas right?"),
+        ("Do I look tired?", "Does Tomas look tired?"),
+        # self-introductions do not state "X is X"
+        (
+            "Hi, I'm Tomas Ferreira, I'm 34 and I work as a nurse.",
+            "Hi, this is Tomas Ferreira, they are 34 and they work as a nurse.",
+        ),
+        ("I am Tomas.", "This is Tomas."),
+        ("I'm Jonas's neighbour.", "Tomas is Jonas's neighbour."),
+    ],
+)
+def test_resolve_first_person_reads_as_english(text: str, resolved: str) -> None:
+    assert resolve_first_person(text, "Tomas") == resolved
 
 
 @pytest.mark.parametrize(
@@ -92,7 +152,7 @@ def test_observation_annotates_every_relative_time_in_order() -> None:
     )
     assert draft.context == (
         "Maria: Last week [1-7 May 2023] Maria adopted a puppy and next month [June 2023] "
-        "Maria starts training. (on 8 May 2023)"
+        "they start training. (on 8 May 2023)"
     )
     assert len(draft.times) == 2
 
