@@ -28,7 +28,9 @@ __all__ = [
     "check_k",
     "check_key",
     "check_mapping",
+    "check_observation",
     "check_query",
+    "check_search",
     "check_score",
     "check_speaker",
     "check_string",
@@ -67,6 +69,10 @@ class Limits:
 
     value_depth: int = 64
     """Deepest nesting of a store value, metadata or filter (dicts and lists)."""
+
+    keyword_chars: int = 100
+    """Longest keyword kept; longer extracted phrases (a 3,000-character "word") are
+    dropped, since keywords are btree- and GIN-indexed."""
 
     query_chars: int = 10_000
     """Longest query text."""
@@ -227,6 +233,13 @@ def check_ttl(ttl: object) -> float | None:
     return minutes
 
 
+def _child(where: str, step: str) -> str:
+    """Where a nested value sits (``value['a'][0]``), shortened past a few levels."""
+    if len(where) > 60:
+        return where if where.endswith("[...]") else f"{where}[...]"
+    return f"{where}[{step}]"
+
+
 def check_json(value: object, what: str, depth: int = 0) -> None:
     """Refuse data that JSON (and Postgres ``jsonb``) cannot hold exactly.
 
@@ -256,10 +269,10 @@ def check_json(value: object, what: str, depth: int = 0) -> None:
             if not isinstance(k, str):
                 raise InvalidInputError(f"{what} has a non-string key {_describe(k)}")
             check_string(k, f"{what} key")
-            check_json(v, f"{what}[{_describe(k)}]", depth + 1)
+            check_json(v, _child(what, _describe(k)), depth + 1)
         return
     for i, v in enumerate(value):
-        check_json(v, f"{what}[{i}]", depth + 1)
+        check_json(v, _child(what, str(i)), depth + 1)
 
 
 def check_mapping(value: object, what: str) -> dict[str, Any]:
@@ -290,3 +303,51 @@ def check_filter(filter: object, operators: tuple[str, ...]) -> dict[str, Any] |
         elif isinstance(node, list | tuple):
             pending.extend(node)
     return checked
+
+
+def check_observation(
+    key: object,
+    text: object,
+    speaker: object,
+    event_time: object,
+    metadata: object,
+    *,
+    max_chars: int,
+) -> None:
+    """Refuse an observation any of whose fields cannot be stored.
+
+    Args:
+        key: Its key (``None``: the text's hash is used).
+        text: Its text (see :func:`validate_text`).
+        speaker: Who said it, or ``None``.
+        event_time: When it happened, or ``None``.
+        metadata: JSON metadata, or ``None``.
+        max_chars: Longest accepted text.
+
+    Raises:
+        InvalidInputError: The first field that cannot be stored.
+    """
+    validate_text(text, max_chars=max_chars)
+    if key is not None:
+        check_key(key, "observation key")
+    check_speaker(speaker)
+    check_event_time(event_time)
+    if metadata is not None:
+        check_mapping(metadata, "metadata")
+
+
+def check_search(query: object, k: object, token_budget: object, min_confidence: object) -> None:
+    """Refuse search arguments that cannot be run: the query (see :func:`check_query`),
+    ``k`` (``None`` or see :func:`check_k`), a token budget (``None`` or a positive
+    integer) and a confidence floor (``None`` or in ``[0, 1]``).
+
+    Raises:
+        InvalidInputError: The first argument that cannot be used.
+    """
+    check_query(query)
+    if k is not None:
+        check_k(k)
+    if token_budget is not None:
+        check_count(token_budget, "token_budget", minimum=1)
+    if min_confidence is not None:
+        check_fraction(min_confidence, "min_confidence")
