@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from langgraph.store.base import PutOp
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select, text
 
 from langmemcore import (
     InvalidInputError,
@@ -392,3 +392,20 @@ def test_cli_ingest_of_a_file_with_a_nul_stores_nothing(
             await database.dispose()
 
     assert asyncio.run(counts()) == []
+
+
+async def test_the_database_refusing_input_is_invalid_input(database: Database) -> None:
+    """Past the checks, what Postgres itself refuses (class 22 or 54) is an
+    InvalidInputError in the project's words, and the transaction leaves nothing."""
+    before = await stored(database)
+    with pytest.raises(InvalidInputError, match="bigint out of range") as out_of_range:
+        async with database.session() as session:
+            await session.execute(text("SELECT CAST(:v AS bigint)"), {"v": 2**63})
+    oversized = insert(Item).values(namespace="bad-raw", key=secrets.token_hex(3000), value={})
+    with pytest.raises(InvalidInputError, match="index row") as too_big:
+        async with database.session() as session:
+            await session.execute(oversized)
+    for error in (out_of_range.value, too_big.value):
+        assert not isinstance(error, ConnectionError)
+        assert not any(word in str(error) for word in FORBIDDEN), str(error)
+    assert await stored(database) == before
