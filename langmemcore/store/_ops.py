@@ -48,7 +48,7 @@ def _check_page(limit: object, offset: object) -> None:
 
 def _check_put(op: PutOp) -> None:
     validate_namespace(op.namespace)
-    check_string(op.key, "item key", max_bytes=LIMITS.key_bytes - len(ITEM_KEY_PREFIX), blank=False)
+    check_string(op.key, "item key", max_bytes=LIMITS.key_bytes - len(ITEM_KEY_PREFIX))
     check_ttl(op.ttl)
     if op.index not in (None, False) and (
         isinstance(op.index, str)

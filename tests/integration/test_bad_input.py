@@ -230,7 +230,7 @@ case("feedback-query-id", lambda c: c.memory.afeedback(c.ns, 2**63, [c.note_id],
 case("feedback-note-id", lambda c: c.memory.afeedback(c.ns, c.query_id, [-1], 1.0))
 
 # MemoryStore.put / batch.
-for label, bad in {**BAD_STRINGS, "empty": "", "long": LONG_KEY}.items():
+for label, bad in {**BAD_STRINGS, "long": LONG_KEY}.items():
     case(f"put-key-{label}", lambda c, b=bad: c.store.aput(c.ns, b, {"text": "fine"}))
 for label, bad in {**BAD_JSON, "list": ["x"], "too-long-text": {"text": TOO_LONG_TEXT}}.items():
     case(f"put-value-{label}", lambda c, b=bad: c.store.aput(c.ns, "k", b))
