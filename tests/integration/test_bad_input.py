@@ -8,14 +8,12 @@ stored by a rejected call or by any part of a rejected batch.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import math
 import secrets
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,7 +28,6 @@ from langmemcore import (
     MemoryStore,
 )
 from langmemcore._validate import LIMITS
-from langmemcore.cli import main
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
@@ -46,7 +43,6 @@ from langmemcore.storage.models import (
     Observation,
     QueryLog,
 )
-from langmemcore.storage.stats import memory_stats
 
 FORBIDDEN = ("SELECT", "INSERT", "UPDATE ", "[SQL", "sqlalchemy", "psycopg")
 TABLES = (Observation, Note, Edge, Keyword, Lineage, QueryLog, Item, ItemTask)
@@ -349,49 +345,6 @@ async def test_good_input_next_to_the_bad_still_works(ctx: Ctx, database: Databa
     assert report.count("append") + report.count("merge") == 2
     found = await ctx.memory.asearch(ctx.ns, "bees " * 100, k=LIMITS.k)
     assert len(found) >= 1
-
-
-# The command line: exit code 2 and one line of error, no traceback.
-@pytest.fixture(scope="module")
-def bad_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    path = tmp_path_factory.mktemp("bad-input") / "nul.json"
-    path.write_text('[{"text": "fine"}, {"text": "bad\\u0000text"}]')
-    yield path
-
-
-CLI_CASES = {
-    "namespace-dot": ["search", "x", "--namespace", "a..b"],
-    "empty-query": ["search", " ", "--namespace", "a.b"],
-    "k-zero": ["search", "x", "--namespace", "a.b", "--k", "0"],
-    "nul-query": ["search", "x\x00y", "--namespace", "a.b"],
-}
-
-
-@pytest.mark.parametrize("argv", list(CLI_CASES.values()), ids=list(CLI_CASES))
-def test_cli_refuses_bad_arguments(
-    argv: list[str], database_url: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main([*argv, "--url", database_url]) == 2
-    err = capsys.readouterr().err
-    assert "Traceback" not in err and err.strip()
-    assert not any(word in err for word in FORBIDDEN), err
-
-
-def test_cli_ingest_of_a_file_with_a_nul_stores_nothing(
-    bad_file: Path, database_url: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    namespace = f"bad-cli.{uuid.uuid4().hex[:8]}"
-    assert main(["ingest", str(bad_file), "--namespace", namespace, "--url", database_url]) == 2
-    assert "Traceback" not in capsys.readouterr().err
-    database = Database(database_url)
-
-    async def counts() -> list[Any]:
-        try:
-            return await memory_stats(database, namespace.split("."))
-        finally:
-            await database.dispose()
-
-    assert asyncio.run(counts()) == []
 
 
 async def test_the_database_refusing_input_is_invalid_input(database: Database) -> None:
