@@ -11,14 +11,81 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from langmemcore._errors import InvalidNamespaceError
+from langmemcore._validate import LIMITS
 
-__all__ = ["decode_namespace", "encode_namespace", "like_prefix_pattern", "validate_namespace"]
+__all__ = [
+    "decode_namespace",
+    "encode_namespace",
+    "like_prefix_pattern",
+    "validate_labels",
+    "validate_namespace",
+]
 
 Namespace = tuple[str, ...]
 
 
+def _check_label(label: object, labels: tuple[object, ...]) -> None:
+    if not isinstance(label, str):
+        raise InvalidNamespaceError(
+            f"Invalid namespace label {label!r} found in {labels}. Namespace labels "
+            f"must be strings, but got {type(label).__name__}."
+        )
+    if "." in label:
+        raise InvalidNamespaceError(
+            f"Invalid namespace label {label!r} found in {labels}. Namespace labels "
+            "cannot contain periods ('.')."
+        )
+    if "\x00" in label:
+        raise InvalidNamespaceError(
+            f"Invalid namespace label {label!r} found in {labels}. Namespace labels "
+            "cannot contain NUL bytes ('\\x00')."
+        )
+    if not label:
+        raise InvalidNamespaceError(
+            f"Namespace labels cannot be empty strings. Got {label!r} in {labels}"
+        )
+    try:
+        size = len(label.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidNamespaceError(
+            f"Namespace label {label!r} contains a lone surrogate, which is not UTF-8"
+        ) from None
+    if size > LIMITS.label_bytes:
+        raise InvalidNamespaceError(
+            f"A namespace label takes {size:,} bytes of UTF-8; the limit is {LIMITS.label_bytes:,}"
+        )
+
+
+def validate_labels(labels: object) -> Namespace:
+    """Check the labels of a namespace prefix or suffix (which may be empty).
+
+    Raises:
+        InvalidNamespaceError: Not a sequence of strings, a label that breaks
+            :func:`validate_namespace`'s rules, or more labels than a namespace holds.
+    """
+    if isinstance(labels, str) or not isinstance(labels, Sequence):
+        raise InvalidNamespaceError(
+            f"Namespace must be a tuple of strings, got {type(labels).__name__}: {labels!r}"
+        )
+    checked = tuple(labels)
+    if len(checked) > LIMITS.namespace_depth:
+        raise InvalidNamespaceError(
+            f"A namespace has {len(checked):,} labels; the limit is {LIMITS.namespace_depth}"
+        )
+    for label in checked:
+        _check_label(label, checked)
+    size = len(".".join(checked).encode("utf-8"))
+    if size > LIMITS.namespace_bytes:
+        raise InvalidNamespaceError(
+            f"A namespace takes {size:,} bytes of UTF-8 joined by '.'; the limit is "
+            f"{LIMITS.namespace_bytes:,}"
+        )
+    return checked
+
+
 def validate_namespace(namespace: object) -> Namespace:
-    """Check a namespace against LangGraph's rules and return it as a tuple.
+    """Check a namespace against LangGraph's rules and the storage limits and return it
+    as a tuple.
 
     Args:
         namespace: The candidate namespace (a tuple or list of labels).
@@ -28,35 +95,13 @@ def validate_namespace(namespace: object) -> Namespace:
 
     Raises:
         InvalidNamespaceError: If the namespace is empty, not a sequence of strings,
-            has an empty label or a label with ``"."``, or its root is ``"langgraph"``.
+            has an empty label, a label with ``"."``, NUL or a lone surrogate, its root
+            is ``"langgraph"``, or it is over a limit of
+            :class:`~langmemcore._validate.Limits` (labels, label and namespace bytes).
     """
-    if isinstance(namespace, str) or not isinstance(namespace, Sequence):
-        raise InvalidNamespaceError(
-            f"Namespace must be a tuple of strings, got {type(namespace).__name__}: {namespace!r}"
-        )
-    if not namespace:
+    if isinstance(namespace, Sequence) and not isinstance(namespace, str) and not namespace:
         raise InvalidNamespaceError("Namespace cannot be empty.")
-    labels = tuple(namespace)
-    for label in labels:
-        if not isinstance(label, str):
-            raise InvalidNamespaceError(
-                f"Invalid namespace label '{label}' found in {labels}. Namespace labels "
-                f"must be strings, but got {type(label).__name__}."
-            )
-        if "." in label:
-            raise InvalidNamespaceError(
-                f"Invalid namespace label '{label}' found in {labels}. Namespace labels "
-                "cannot contain periods ('.')."
-            )
-        if "\x00" in label:
-            raise InvalidNamespaceError(
-                f"Invalid namespace label '{label}' found in {labels}. Namespace labels "
-                "cannot contain NUL bytes ('\\x00')."
-            )
-        if not label:
-            raise InvalidNamespaceError(
-                f"Namespace labels cannot be empty strings. Got {label!r} in {labels}"
-            )
+    labels = validate_labels(namespace)
     if labels[0] == "langgraph":
         raise InvalidNamespaceError(
             f'Root label for namespace cannot be "langgraph". Got: {labels}'

@@ -101,7 +101,8 @@ class ConstructionConfig:
     """Seed of the Leiden partition, for reproducible topics."""
 
     max_observation_chars: int = DEFAULT_MAX_OBSERVATION_CHARS
-    """Longest observation text accepted; longer input gets ``InvalidInputError``."""
+    """Longest observation text accepted; longer input gets ``InvalidInputError``. At most
+    ``DEFAULT_MAX_OBSERVATION_CHARS`` (250,000: a note's full-text vector holds 1 MB)."""
 
     llm_retries: int = 1
     """Retries of an LLM call after malformed output or an endpoint error, before the
@@ -116,6 +117,10 @@ class ConstructionConfig:
             )
         if not 1 <= self.topic_min_size <= self.topic_max_size:
             raise ConfigurationError("topic sizes must satisfy 1 <= min <= max")
+        if not 1 <= self.max_observation_chars <= DEFAULT_MAX_OBSERVATION_CHARS:
+            raise ConfigurationError(
+                f"max_observation_chars must be between 1 and {DEFAULT_MAX_OBSERVATION_CHARS:,}"
+            )
 
 
 CHANNELS = ("topic", "keyword", "neighbour", "vector", "speaker", "fulltext", "time")

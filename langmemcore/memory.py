@@ -19,6 +19,7 @@ from langmemcore._bridge import run_sync
 from langmemcore._errors import ConfigurationError, InvalidInputError
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import Progress, ProgressLike, progress_callback
+from langmemcore._validate import check_count, check_key, check_observation, check_search
 from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
 from langmemcore.construction.gate import NoteDraft
@@ -39,7 +40,7 @@ from langmemcore.prompts import LLMUsage, configure_model, track_usage
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.storage.database import Database
 from langmemcore.storage.migrations import ensure_schema
-from langmemcore.storage.records import content_hash, ensure_same_content, validate_text
+from langmemcore.storage.records import content_hash, ensure_same_content
 from langmemcore.storage.repository import Repository
 
 __all__ = ["IngestReport", "Memory"]
@@ -171,7 +172,8 @@ class Memory(FormalMemory):
         event_time: datetime | None,
         metadata: dict[str, Any] | None,
     ) -> ObservationIn:
-        validate_text(text, max_chars=self.config.max_observation_chars)
+        limit = self.config.max_observation_chars
+        check_observation(key, text, speaker, event_time, metadata, max_chars=limit)
         return ObservationIn(key or content_hash(text), text, speaker, event_time, metadata or {})
 
     async def aingest(
@@ -245,9 +247,12 @@ class Memory(FormalMemory):
             progress: ``True`` for a progress bar on stderr, or a ``(done, total)`` callback.
         """
         ns = validate_namespace(namespace)
+        check_count(batch_size, "batch_size", minimum=1)
         items = list(observations)
         for item in items:
-            validate_text(item.text, max_chars=self.config.max_observation_chars)
+            if not isinstance(item, ObservationIn):
+                raise InvalidInputError(f"observations must be ObservationIn, got {item!r:.60}")
+            self._observation(item.text, item.key, item.speaker, item.event_time, item.metadata)
         with track_usage() as usage:
             results, topics = await self._ingest_batches(
                 ns, items, batch_size, progress_callback(progress, "ingest")
@@ -372,12 +377,14 @@ class Memory(FormalMemory):
     async def aundo(self, namespace: Sequence[str], lineage_id: int) -> int:
         """Undo one lineage row (see :mod:`langmemcore.construction.undo`)."""
         ns = validate_namespace(namespace)
+        check_count(lineage_id, "lineage_id", minimum=1)
         async with Repository.open(self.database) as repo:
             return await undo_lineage(repo, ns, lineage_id)
 
     async def aunmerge(self, namespace: Sequence[str], note_id: int) -> list[int]:
         """Split a merged note back into the notes it was built from."""
         ns = validate_namespace(namespace)
+        check_count(note_id, "note_id", minimum=1)
         async with Repository.open(self.database) as repo:
             return await unmerge_note(repo, ns, note_id)
 
@@ -389,6 +396,7 @@ class Memory(FormalMemory):
             What changed, or ``None`` when no observation has that key.
         """
         ns = validate_namespace(namespace)
+        check_key(key)
         async with Repository.open(self.database) as repo:
             observation = await repo.observation(ns, key)
             if observation is None:
@@ -430,8 +438,7 @@ class Memory(FormalMemory):
             Notes in rank order with their sources, channels and scores (a list).
         """
         ns = validate_namespace(namespace)
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInputError("query text is empty")
+        check_search(query, k, token_budget, min_confidence)
         settings = config or self.retrieval
         context = RetrievalContext(self.database, self.embeddings, settings, self.llm)
         with track_usage() as usage:

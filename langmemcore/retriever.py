@@ -10,6 +10,7 @@ increasing down the list) and the note id. Drops into any LCEL chain
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -17,11 +18,12 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError
 
 from langmemcore._bridge import run_sync
 from langmemcore._errors import InvalidInputError
 from langmemcore._namespace import validate_namespace
+from langmemcore._validate import LIMITS, check_k, check_score
 from langmemcore.formal.api import SearchResults
 from langmemcore.memory import Memory
 from langmemcore.retrieval import RetrievedNote
@@ -84,23 +86,35 @@ class MemoryRetriever(BaseRetriever):
     namespace: tuple[str, ...]
     """Where to search (validated as LangGraph namespaces are)."""
 
-    k: int = Field(default=4, ge=1)
+    k: int = Field(default=4, ge=1, le=LIMITS.k, strict=True)
     """Documents returned at most; ``invoke(query, k=...)`` overrides it per call."""
 
-    min_score: float | None = None
+    min_score: float | None = Field(default=None, allow_inf_nan=False)
     """Drop notes whose score (as reported, in the final ordering) is below this (``None``:
     keep all)."""
 
-    token_budget: int | None = None
+    token_budget: int | None = Field(default=None, ge=1, strict=True)
     """Stop adding notes past this many (estimated) tokens of context."""
 
-    min_confidence: float | None = None
+    min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     """Leave out notes whose confidence ``tau`` is below this (``None``: keep all)."""
 
-    @field_validator("namespace", mode="before")
-    @classmethod
-    def _check_namespace(cls, value: Sequence[str]) -> tuple[str, ...]:
-        return validate_namespace(value)
+    def __init__(self, **data: Any) -> None:
+        """Check the fields with langmemcore's errors (pydantic's, reworded, for the rest).
+
+        Raises:
+            InvalidNamespaceError: ``namespace`` breaks LangGraph's rules or a limit.
+            InvalidInputError: Another field is missing or has the wrong type or range.
+        """
+        if "namespace" in data:
+            data["namespace"] = validate_namespace(data["namespace"])
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'retriever'}: {e['msg']}" for e in exc.errors()
+            )
+            raise InvalidInputError(f"MemoryRetriever: {problems}") from None
 
     def _documents(self, notes: SearchResults, min_score: float | None) -> list[Document]:
         floor = self.min_score if min_score is None else min_score
@@ -109,6 +123,8 @@ class MemoryRetriever(BaseRetriever):
         ]
 
     async def _search(self, query: str, k: int | None, min_score: float | None) -> list[Document]:
+        if min_score is not None:
+            check_score(min_score, "min_score")
         notes = await self.memory.asearch(
             self.namespace,
             query,
@@ -119,10 +135,7 @@ class MemoryRetriever(BaseRetriever):
         return self._documents(notes, min_score)
 
     def _limit(self, k: int | None) -> int:
-        limit = self.k if k is None else k
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InvalidInputError(f"k must be a positive integer, got {limit!r}")
-        return limit
+        return check_k(self.k if k is None else k)
 
     async def _aget_relevant_documents(
         self,

@@ -22,6 +22,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from langmemcore._errors import LLMOutputError, LLMUnavailableError
+from langmemcore._validate import check_event_time
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction.gate import NoteDraft
 from langmemcore.prompts import call_structured
@@ -42,7 +43,7 @@ class ObservationIn:
         text: The raw text; stored whole, never rewritten.
         speaker: Who said it, if known.
         event_time: When it happened, if known (used to resolve "yesterday"); a naive
-            datetime is taken as UTC.
+            datetime is taken as UTC, anything but a datetime is an ``InvalidInputError``.
         metadata: Free-form JSON-able metadata kept with the observation.
     """
 
@@ -53,6 +54,7 @@ class ObservationIn:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        check_event_time(self.event_time)
         if self.event_time is not None and self.event_time.tzinfo is None:
             object.__setattr__(self, "event_time", self.event_time.replace(tzinfo=UTC))
 

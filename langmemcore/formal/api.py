@@ -20,6 +20,7 @@ from sqlalchemy import select
 from langmemcore._bridge import run_sync
 from langmemcore._errors import InvalidInputError
 from langmemcore._namespace import encode_namespace, validate_namespace
+from langmemcore._validate import check_count, check_fraction
 from langmemcore.config import RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
 from langmemcore.formal import capacity
@@ -116,9 +117,14 @@ class FormalMemory:
 
         Raises:
             NotFoundError: Unknown query or note in the namespace.
-            InvalidInputError: ``outcome`` outside ``[0, 1]``.
+            InvalidInputError: ``outcome`` outside ``[0, 1]``, or ids that are not
+                positive integers.
         """
         ns = validate_namespace(namespace)
+        check_count(query_id, "query_id", minimum=1)
+        for note_id in note_ids:
+            check_count(note_id, "note_id", minimum=1)
+        check_fraction(outcome, "outcome")
         async with Repository.open(self.database) as repo:
             return await capacity.settle_feedback(
                 repo, ns, query_id, note_ids, outcome, self.formal

@@ -26,16 +26,20 @@ import psycopg
 from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.exc import (
     ArgumentError,
+    DataError,
     DBAPIError,
     DisconnectionError,
+    IntegrityError,
     OperationalError,
     ProgrammingError,
 )
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, create_async_engine
 
 from langmemcore._errors import (
     ConfigurationError,
     DatabaseUnavailableError,
+    InvalidInputError,
     MigrationRequiredError,
 )
 from langmemcore.storage.embedded import embedded_database_url, revive_embedded_server
@@ -54,6 +58,10 @@ Statements are planned for their actual parameters every time: the driver prepar
 statement after a few executions, and a generic plan (blind to the namespace, the query
 vector and the speaker) can trade the HNSW index for a scan and sort of every matching
 note (measured: the speaker channel went from 6 to 60 ms at 100k notes)."""
+
+
+MAX_OVERFLOW = 10
+"""Connections opened beyond ``pool_size`` when all pooled ones are busy."""
 
 
 def sync_url(url: str) -> str:
@@ -93,24 +101,67 @@ def resolve_database_url(url: str | None = None) -> str:
     return resolved
 
 
+_INPUT_CLASSES = {
+    "22": "a value the database cannot store",
+    "23": "a value that breaks a constraint",
+    "54": "a value over a database limit",
+}
+"""SQLSTATE classes of permanent errors caused by the input: data exceptions, integrity
+violations, program limits (such as the 2,704-byte index row)."""
+
+
+def _first_line(error: BaseException | None) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
 def _map_error(exc: DBAPIError) -> Exception:
+    """The project's error for a driver error, by kind.
+
+    Input the database refused (SQLSTATE classes 22, 23 and 54, or the driver's own
+    data errors such as a NUL byte) becomes :class:`InvalidInputError`, a ``ValueError``:
+    retrying cannot help. A lost or refused connection (class 08, a connection the
+    driver invalidated), a server shutting down (57P) and the other operational errors
+    (resources, cancellation, lock and serialization conflicts) become
+    :class:`DatabaseUnavailableError`, a ``ConnectionError``. Anything else is returned
+    unchanged. Messages carry the server's first line, never the SQL.
+    """
+    sqlstate = str(getattr(exc.orig, "sqlstate", None) or "")
+    kind = _INPUT_CLASSES.get(sqlstate[:2])
+    if kind is None and not sqlstate and isinstance(exc, DataError | IntegrityError):
+        kind = _INPUT_CLASSES["22"]
+    if kind is not None:
+        return InvalidInputError(
+            f"The input was refused as {kind} ({_first_line(exc.orig)}); nothing was stored."
+        )
     if isinstance(exc, OperationalError) or exc.connection_invalidated:
         return DatabaseUnavailableError(
             "The database is unavailable (the server cannot be reached or closed the "
-            f"connection): {exc.orig}"
+            f"connection): {_first_line(exc.orig)}"
         )
     return exc
 
 
 @contextmanager
-def _unavailable_as_errors() -> Iterator[None]:
-    """Raise a lost or unreachable database as :class:`DatabaseUnavailableError`."""
+def _unavailable_as_errors(pool_size: int) -> Iterator[None]:
+    """Raise driver errors by kind (see :func:`_map_error`); an unreachable database and
+    a connection pool that stays exhausted as :class:`DatabaseUnavailableError`.
+    """
     try:
         yield
     except DBAPIError as exc:
         raise _map_error(exc) from exc
     except DatabaseUnavailableError:
         raise
+    except PoolTimeoutError as exc:
+        raise DatabaseUnavailableError(
+            f"No database connection became free in time: all {pool_size} pooled "
+            f"connections (and {MAX_OVERFLOW} overflow) are in use; raise pool_size or "
+            "run fewer operations at once"
+        ) from exc
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"The input holds text that is not UTF-8 ({exc.reason}); nothing was stored."
+        ) from exc
     except OSError as exc:
         raise DatabaseUnavailableError(f"The database is unavailable: {exc}") from exc
 
@@ -171,7 +222,7 @@ class Database:
             engine = create_async_engine(
                 self.url,
                 pool_size=self.pool_size,
-                max_overflow=10,
+                max_overflow=MAX_OVERFLOW,
                 connect_args={"options": SESSION_OPTIONS},
                 **({"isolation_level": "AUTOCOMMIT"} if autocommit else {}),
             )
@@ -205,9 +256,11 @@ class Database:
         """One transaction: commits on success, rolls back on error.
 
         Raises:
-            DatabaseUnavailableError: If the database cannot be reached or went away.
+            DatabaseUnavailableError: If the database cannot be reached, went away or
+                no pooled connection became free in time.
+            InvalidInputError: If the database refused a value as input.
         """
-        with _unavailable_as_errors():
+        with _unavailable_as_errors(self.pool_size):
             async with (
                 self._connection(autocommit=False) as connection,
                 AsyncSession(connection, expire_on_commit=False) as session,
@@ -223,9 +276,11 @@ class Database:
         single-statement write commits on its own.
 
         Raises:
-            DatabaseUnavailableError: If the database cannot be reached or went away.
+            DatabaseUnavailableError: If the database cannot be reached, went away or
+                no pooled connection became free in time.
+            InvalidInputError: If the database refused a value as input.
         """
-        with _unavailable_as_errors():
+        with _unavailable_as_errors(self.pool_size):
             async with (
                 self._connection(autocommit=True) as connection,
                 AsyncSession(connection, expire_on_commit=False) as session,

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from langmemcore._errors import InvalidInputError, ObservationConflictError
+from langmemcore._errors import ObservationConflictError
+from langmemcore._validate import LIMITS, check_key, validate_text
 
 __all__ = [
     "DEFAULT_MAX_OBSERVATION_CHARS",
@@ -21,8 +22,9 @@ __all__ = [
     "validate_text",
 ]
 
-DEFAULT_MAX_OBSERVATION_CHARS = 1_000_000
-"""Longest observation text accepted by default (split longer documents before writing)."""
+DEFAULT_MAX_OBSERVATION_CHARS = LIMITS.text_chars
+"""Longest observation text accepted by default (split longer documents before writing);
+also the most a configuration may set (see :attr:`~langmemcore._validate.Limits.text_chars`)."""
 
 
 @dataclass(frozen=True)
@@ -79,30 +81,9 @@ def checked_observation(key: object, content: object, *, max_chars: int) -> str:
 
     Raises:
         InvalidInputError: Empty, oversized or unstorable text (see
-            :func:`validate_text`), or an empty key.
+            :func:`validate_text`), or a key that is empty or cannot be stored (see
+            :func:`~langmemcore._validate.check_key`).
     """
     text = validate_text(content, max_chars=max_chars)
-    if not isinstance(key, str) or not key:
-        raise InvalidInputError("observation key must be a non-empty string")
+    check_key(key, "observation key")
     return content_hash(text)
-
-
-def validate_text(text: object, *, max_chars: int, what: str = "observation") -> str:
-    """Refuse text that cannot be stored whole.
-
-    Raises:
-        InvalidInputError: If ``text`` is not a string, is blank, contains NUL bytes
-            (Postgres text cannot hold them) or is longer than ``max_chars``.
-    """
-    if not isinstance(text, str):
-        raise InvalidInputError(f"{what} text must be a string, got {type(text).__name__}")
-    if not text.strip():
-        raise InvalidInputError(f"{what} text is empty; nothing to remember")
-    if "\x00" in text:
-        raise InvalidInputError(f"{what} text contains NUL bytes, which Postgres cannot store")
-    if len(text) > max_chars:
-        raise InvalidInputError(
-            f"{what} text has {len(text):,} characters; the limit is {max_chars:,} "
-            "(max_observation_chars). Split it into smaller observations; nothing was stored."
-        )
-    return text

@@ -8,15 +8,14 @@ string leaves (readable text for construction, rather than LangGraph's JSON dump
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from langgraph.store.base import get_text_at_path
 
-from langmemcore._errors import ConfigurationError, InvalidInputError
-from langmemcore.storage.records import validate_text
+from langmemcore._errors import ConfigurationError
+from langmemcore._validate import check_mapping, validate_text
 
 __all__ = [
     "ITEM_KEY_PREFIX",
@@ -71,29 +70,6 @@ def index_spec(index: Mapping[str, Any] | Literal[False] | None) -> IndexSpec:
     return IndexSpec(True, tuple(fields))
 
 
-def _check_json(value: Any, where: str) -> None:
-    if isinstance(value, str):
-        if "\x00" in value:
-            raise InvalidInputError(f"{where} contains a NUL byte, which Postgres cannot store")
-        return
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InvalidInputError(f"{where} is {value}, which JSON cannot represent")
-    if value is None or isinstance(value, bool | int | float):
-        return
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise InvalidInputError(f"{where} has a non-string key {k!r}")
-            _check_json(k, f"{where} key {k!r}")
-            _check_json(v, f"{where}[{k!r}]")
-        return
-    if isinstance(value, list | tuple):
-        for i, v in enumerate(value):
-            _check_json(v, f"{where}[{i}]")
-        return
-    raise InvalidInputError(f"{where} is a {type(value).__name__}, which is not JSON")
-
-
 def check_value(value: object) -> dict[str, Any]:
     """Refuse a value that cannot be stored and read back exactly.
 
@@ -101,14 +77,11 @@ def check_value(value: object) -> dict[str, Any]:
         The value as a plain dict (after a JSON round trip check).
 
     Raises:
-        InvalidInputError: Not a mapping, or holds non-JSON data, NaN / infinity or NUL.
+        InvalidInputError: Not a mapping, or holds what JSON cannot (see
+            :func:`~langmemcore._validate.check_json`: non-JSON data, NaN / infinity,
+            NUL, lone surrogates, nesting deeper than ``Limits.value_depth``).
     """
-    if not isinstance(value, Mapping):
-        raise InvalidInputError(
-            f"store values must be dicts (mappings with string keys), got {type(value).__name__}"
-        )
-    _check_json(value, "value")
-    result: dict[str, Any] = json.loads(json.dumps(dict(value)))
+    result: dict[str, Any] = json.loads(json.dumps(check_mapping(value, "store value")))
     return result
 
 

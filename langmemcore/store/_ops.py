@@ -17,10 +17,18 @@ from langgraph.store.base import GetOp, Item, ListNamespacesOp, PutOp, SearchIte
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from langmemcore._errors import InvalidInputError
-from langmemcore._namespace import decode_namespace, validate_namespace
+from langmemcore._namespace import decode_namespace, validate_labels, validate_namespace
+from langmemcore._validate import (
+    LIMITS,
+    check_count,
+    check_filter,
+    check_query,
+    check_string,
+    check_ttl,
+)
 from langmemcore.storage import items as q
 from langmemcore.storage.models import Item as ItemRow
-from langmemcore.store._index import IndexSpec, check_value, item_text
+from langmemcore.store._index import ITEM_KEY_PREFIX, IndexSpec, check_value, item_text
 
 __all__ = [
     "PreparedPut",
@@ -34,47 +42,61 @@ __all__ = [
 ]
 
 
-def _check_filter(filter: object) -> None:
-    if not isinstance(filter, dict):
-        return
-    for key, value in filter.items():
-        if str(key).startswith("$") and key not in q.OPERATORS:
-            raise InvalidInputError(
-                f"Unsupported filter operator {key!r}; use one of {', '.join(q.OPERATORS)}"
-            )
-        _check_filter(value)
+def _check_page(limit: object, offset: object) -> None:
+    check_count(limit, "limit")
+    check_count(offset, "offset")
+
+
+def _check_put(op: PutOp) -> None:
+    validate_namespace(op.namespace)
+    check_string(op.key, "item key", max_bytes=LIMITS.key_bytes - len(ITEM_KEY_PREFIX))
+    check_ttl(op.ttl)
+    if op.index not in (None, False) and (
+        isinstance(op.index, str)
+        or not isinstance(op.index, list | tuple)
+        or not all(isinstance(f, str) for f in op.index)
+    ):
+        raise InvalidInputError(
+            f"index must be False, None or a list of field paths, got {op.index!r}"
+        )
+
+
+def _check_search(op: SearchOp) -> None:
+    validate_labels(op.namespace_prefix)
+    if op.query != "" and op.query is not None:
+        check_query(op.query)
+    _check_page(op.limit, op.offset)
+    check_filter(op.filter, q.OPERATORS)
+
+
+def _check_list(op: ListNamespacesOp) -> None:
+    for condition in op.match_conditions or ():
+        if condition.match_type not in ("prefix", "suffix"):
+            raise InvalidInputError(f"unknown match type {condition.match_type!r}")
+        validate_labels(condition.path)
+    if op.max_depth is not None:
+        check_count(op.max_depth, "max_depth", minimum=1)
+    _check_page(op.limit, op.offset)
 
 
 def check_op(op: object) -> None:
-    """Validate an op's namespace and arguments with langmemcore's errors.
+    """Validate an op's namespace and arguments with langmemcore's errors, before
+    anything is read or written (see :mod:`langmemcore._validate`).
 
     Raises:
-        InvalidNamespaceError: A namespace breaks LangGraph's rules.
-        InvalidInputError: An unknown op, a negative limit / offset or a non-string query.
+        InvalidNamespaceError: A namespace breaks LangGraph's rules or a limit.
+        InvalidInputError: An unknown op, a key, query, filter, ttl, limit or offset
+            that cannot be stored or bound.
     """
     if isinstance(op, PutOp):
-        validate_namespace(op.namespace)
-        if "\x00" in str(op.key):
-            raise InvalidInputError("item keys cannot contain NUL bytes")
+        _check_put(op)
     elif isinstance(op, GetOp):
         validate_namespace(op.namespace)
+        check_string(op.key, "item key")
     elif isinstance(op, SearchOp):
-        if op.namespace_prefix:
-            validate_namespace(op.namespace_prefix)
-        if op.query is not None and not isinstance(op.query, str):
-            raise InvalidInputError(f"query must be a string, got {type(op.query).__name__}")
-        if op.query and not op.query.strip():
-            raise InvalidInputError("query text is empty")
-        if op.limit < 0 or op.offset < 0:
-            raise InvalidInputError("search limit and offset must be non-negative")
-        _check_filter(op.filter)
+        _check_search(op)
     elif isinstance(op, ListNamespacesOp):
-        for condition in op.match_conditions or ():
-            labels = [p for p in condition.path if p != "*"]
-            if labels:
-                validate_namespace(("x", *labels))
-        if op.limit < 0 or op.offset < 0:
-            raise InvalidInputError("list_namespaces limit and offset must be non-negative")
+        _check_list(op)
     else:
         raise InvalidInputError(f"Unknown operation type: {type(op).__name__}")
 

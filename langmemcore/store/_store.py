@@ -19,12 +19,10 @@ from typing import Any, Literal
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import (
-    NOT_PROVIDED,
     BaseStore,
     GetOp,
     Item,
     ListNamespacesOp,
-    NotProvided,
     Op,
     PutOp,
     Result,
@@ -34,10 +32,10 @@ from langgraph.store.base import (
 
 from langmemcore._bridge import run_sync
 from langmemcore._errors import ConfigurationError
-from langmemcore._namespace import validate_namespace
 from langmemcore.embeddings import EmbeddingsLike
 from langmemcore.memory import Memory
 from langmemcore.storage import items as q
+from langmemcore.store._checked import CheckedNamespaces
 from langmemcore.store._feedback import settle_items
 from langmemcore.store._index import IndexSpec, index_spec
 from langmemcore.store._ops import (
@@ -58,7 +56,7 @@ _log = logging.getLogger("langmemcore.store")
 IndexArg = Mapping[str, Any] | Literal[False] | None
 
 
-class MemoryStore(TTLSweeper, BaseStore):
+class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
     """LangGraph store backed by langmemcore's memory (Postgres + pgvector).
 
     Args:
@@ -253,42 +251,6 @@ class MemoryStore(TTLSweeper, BaseStore):
     def sweep_ttl(self) -> int:
         """Sync twin of :meth:`asweep_ttl`."""
         return run_sync(self.asweep_ttl())
-
-    def put(
-        self,
-        namespace: tuple[str, ...],
-        key: str,
-        value: Mapping[str, Any],
-        index: Literal[False] | list[str] | None = None,
-        *,
-        ttl: float | NotProvided | None = NOT_PROVIDED,
-    ) -> None:
-        """Store ``value`` under ``key`` (LangGraph's ``put``; langmemcore's errors)."""
-        validate_namespace(namespace)
-        super().put(namespace, key, value, index, ttl=ttl)
-
-    async def aput(
-        self,
-        namespace: tuple[str, ...],
-        key: str,
-        value: Mapping[str, Any],
-        index: Literal[False] | list[str] | None = None,
-        *,
-        ttl: float | NotProvided | None = NOT_PROVIDED,
-    ) -> None:
-        """Store ``value`` under ``key`` (LangGraph's ``aput``; langmemcore's errors)."""
-        validate_namespace(namespace)
-        await super().aput(namespace, key, value, index, ttl=ttl)
-
-    def delete(self, namespace: tuple[str, ...], key: str) -> None:
-        """Delete the item (and repair the memory built from it)."""
-        validate_namespace(namespace)
-        super().delete(namespace, key)
-
-    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
-        """Delete the item (and repair the memory built from it)."""
-        validate_namespace(namespace)
-        await super().adelete(namespace, key)
 
     async def afeedback(
         self, items: Sequence[Item], outcome: float = 1.0, *, query: str

@@ -17,6 +17,7 @@ from langgraph.store.base import SearchItem, SearchOp
 from sqlalchemy import select
 
 from langmemcore._namespace import decode_namespace
+from langmemcore._validate import LIMITS
 from langmemcore.memory import Memory
 from langmemcore.storage import items as q
 from langmemcore.storage.models import Item as ItemRow
@@ -74,7 +75,8 @@ async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -
 
     The retrieval graph runs in every namespace under the prefix that holds indexed items;
     each note's score goes to the items among its sources. Items without notes are not
-    returned (like ``PostgresStore`` with items stored ``index=False``).
+    returned (like ``PostgresStore`` with items stored ``index=False``). Each namespace
+    gives at most ``Limits.k`` notes, however large ``limit + offset``.
     """
     assert op.query is not None
     prefix = ".".join(op.namespace_prefix) if op.namespace_prefix else None
@@ -83,7 +85,7 @@ async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -
             await session.scalars(q.item_namespaces_with_text(prefix, omit_expired=omit_expired))
         )
     wanted = op.offset + op.limit
-    k = max(memory.retrieval.k_final, 3 * wanted)
+    k = min(LIMITS.k, max(memory.retrieval.k_final, 3 * wanted))
     scores: dict[tuple[str, str], float] = {}
     for ns in sorted(namespaces):
         for note in await memory.asearch(decode_namespace(ns), op.query, k=k):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from langmemcore._validate import LIMITS
 from langmemcore.text._lexicon import (
     ES_STEMS,
     FILLERS,
@@ -203,7 +204,8 @@ def normalize_keyword(phrase: str) -> str:
         phrase: A keyword as extracted or typed.
 
     Returns:
-        The canonical form; ``""`` when nothing word-like remains.
+        The canonical form; ``""`` when nothing word-like remains or the form is
+        longer than ``Limits.keyword_chars`` (a keyword is an indexed database key).
     """
     text = fold_apostrophes(phrase).lower().replace("&", " and ")
     text = _POSSESSIVE_RE.sub("", text).replace("'", "")
@@ -213,7 +215,8 @@ def normalize_keyword(phrase: str) -> str:
     if not words:
         return ""
     words[-1] = singularize(words[-1])
-    return " ".join(words)
+    key = " ".join(words)
+    return key if len(key) <= LIMITS.keyword_chars else ""
 
 
 def content_terms(text: str) -> list[str]:

@@ -10,7 +10,6 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_tests.integration_tests import RetrieversIntegrationTests
-from pydantic import ValidationError
 
 from langmemcore import InvalidInputError, InvalidNamespaceError, Memory, MemoryRetriever
 from langmemcore.construction import ObservationIn
@@ -143,9 +142,10 @@ async def test_empty_query_and_bad_namespace_are_refused(
         retriever.invoke("   ")
     with pytest.raises(InvalidInputError):
         await retriever.ainvoke("")
-    with pytest.raises(ValidationError) as info:
+    with pytest.raises(InvalidNamespaceError):
         MemoryRetriever(memory=memory, namespace=("langgraph", "x"))
-    assert isinstance(info.value.errors()[0]["ctx"]["error"], InvalidNamespaceError)
+    with pytest.raises(InvalidInputError, match="k: Input should be greater than"):
+        MemoryRetriever(memory=memory, namespace=namespace, k=0)
 
 
 def test_an_unknown_namespace_returns_no_documents(

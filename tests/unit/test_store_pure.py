@@ -129,7 +129,7 @@ def test_check_op_uses_langmemcore_errors() -> None:
         check_op(SearchOp(("a",), query="  "))
     with pytest.raises(InvalidInputError, match="Unsupported filter operator '\\$in'"):
         check_op(SearchOp(("a",), filter={"n": {"$in": [1]}}))
-    with pytest.raises(InvalidInputError, match="non-negative"):
+    with pytest.raises(InvalidInputError, match="limit must be between 0 and"):
         check_op(SearchOp(("a",), limit=-1))
     with pytest.raises(InvalidInputError, match="Unknown operation"):
         check_op("get")
