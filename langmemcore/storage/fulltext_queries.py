@@ -24,7 +24,6 @@ from sqlalchemy import (
     cast,
     delete,
     func,
-    insert,
     literal,
     literal_column,
     null,
@@ -201,13 +200,19 @@ def clear_lexeme_stats(namespace: str) -> Delete:
 
 
 def insert_lexeme_stats(namespace: str) -> Insert:
-    """Count every lexeme of the namespace's active notes into ``lexeme_stats``."""
+    """Count every lexeme of the namespace's active notes into ``lexeme_stats`` (a count
+    already stored is overwritten, so that running it twice leaves the same rows).
+    """
     lexeme = func.unnest(func.tsvector_to_array(Note.tsv)).label("lexeme")
     per_note = select(lexeme).where(Note.namespace == namespace, Note.status == ACTIVE).subquery()
     counts = select(
         literal(namespace).label("namespace"), per_note.c.lexeme, func.count().label("df")
     ).group_by(per_note.c.lexeme)
-    return insert(LexemeStats).from_select(["namespace", "lexeme", "df"], counts)
+    stmt = pg_insert(LexemeStats).from_select(["namespace", "lexeme", "df"], counts)
+    return stmt.on_conflict_do_update(
+        index_elements=[LexemeStats.namespace, LexemeStats.lexeme],
+        set_={"df": stmt.excluded.df},
+    )
 
 
 def upsert_namespace_stats(namespace: str) -> Insert:

@@ -304,8 +304,12 @@ class Repository:
     async def refresh_fulltext_statistics(self, namespace: Sequence[str]) -> None:
         """Store the document frequency of every lexeme of the namespace's active notes
         and its count of active notes (see :mod:`~langmemcore.storage.fulltext_queries`).
+
+        Idempotent, and serialised with topic evolution by the namespace's topics lock
+        (held until the transaction ends): concurrent refreshes leave one set of counts.
         """
         ns = encode_namespace(namespace)
+        await self.session.execute(q.LOCK_TOPICS, {"ns": ns})
         await self.session.execute(fq.clear_lexeme_stats(ns))
         await self.session.execute(fq.insert_lexeme_stats(ns))
         await self.session.execute(fq.upsert_namespace_stats(ns))
