@@ -3,17 +3,20 @@
 Used when a store item is deleted, overwritten with other text or expires. In one
 transaction, under the namespace's construction lock:
 
-- notes whose only source was the observation are deleted (their note_sources,
-  note_keywords and edges go with them through ``ON DELETE CASCADE``);
+- notes whose only source was the observation are deleted, with every edge from or to
+  them (their note_sources and note_keywords go with them through ``ON DELETE CASCADE``);
 - notes that merged the observation with others are **re-derived** from their remaining
   sources: each remaining observation is drafted again (offline, deterministic), the
   contexts are folded with the gate's sentence union, re-embedded, and keywords, speakers
   and event time recomputed. Their earlier merge rows are marked undone (superseded: the
   note no longer holds the state they describe) and a ``repair`` lineage row keeps the
   before / after snapshots;
-- edges the observation's ingest created are removed, keywords no note carries any more
-  are deleted, and so are topics left without keywords;
-- a ``forget`` lineage row records what happened.
+- edges the observation's links wrote are removed, unless a link of another observation
+  still in force wrote the same edge; keywords no note carries any more are deleted, and
+  so are topics left without keywords;
+- every lineage row in force of the observation, of a deleted note, or whose link names a
+  removed edge is marked undone (see :mod:`~langmemcore.storage.lineage_queries`), and a
+  ``forget`` row records what happened.
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ from langmemcore.config import ConstructionConfig
 from langmemcore.construction.apply import lock_namespace, note_snapshot
 from langmemcore.construction.gate import merge_contexts
 from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
+from langmemcore.storage import lineage_queries as lq
 from langmemcore.storage.models import (
-    Edge,
     Keyword,
     Lineage,
     Note,
@@ -52,7 +55,8 @@ class RepairReport:
         observation_id: The observation forgotten.
         deleted_notes: Notes removed (the observation was their only source).
         rederived_notes: Notes rebuilt from their remaining sources.
-        deleted_edges: Edges removed because the observation's ingest made them.
+        deleted_edges: Edges removed: those only the observation's links wrote, then
+            those from or to the deleted notes.
         deleted_keywords: Keywords no note carried any more.
     """
 
@@ -160,19 +164,8 @@ async def forget_observation(
             )
         )
     )
-    links = await repo.session.scalars(
-        select(Lineage.after).where(
-            Lineage.namespace == ns,
-            Lineage.observation_id == observation_id,
-            Lineage.operation == "link",
-            Lineage.undone_at.is_(None),
-        )
-    )
-    edge_ids = [int(a["edge_id"]) for a in links if a and a.get("edge_id") is not None]
     deleted_edges = list(
-        await repo.session.scalars(
-            delete(Edge).where(Edge.namespace == ns, Edge.id.in_(edge_ids)).returning(Edge.id)
-        )
+        await repo.session.scalars(lq.delete_link_edges(ns, observation_id=observation_id))
     )
     sources = await repo.sources_of(namespace, note_ids)
     deleted, rederived = [], []
@@ -184,6 +177,7 @@ async def forget_observation(
         await _rederive(repo, namespace, note, remaining, embeddings, keywords, config)
         rederived.append(note.id)
     if deleted:
+        deleted_edges.extend(await repo.session.scalars(lq.delete_edges_of_notes(ns, deleted)))
         await repo.session.execute(delete(Note).where(Note.namespace == ns, Note.id.in_(deleted)))
     await repo.session.execute(
         delete(Observation).where(Observation.namespace == ns, Observation.id == observation_id)
@@ -208,15 +202,7 @@ async def forget_observation(
                 ~exists().where(TopicKeyword.topic_id == Topic.id),
             )
         )
-    await repo.session.execute(
-        update(Lineage)
-        .where(
-            Lineage.namespace == ns,
-            Lineage.observation_id == observation_id,
-            Lineage.undone_at.is_(None),
-        )
-        .values(undone_at=func.now())
-    )
+    await repo.session.execute(lq.retire_lineage(ns, observation_id, deleted, deleted_edges))
     report = RepairReport(
         observation_id, tuple(deleted), tuple(rederived), tuple(deleted_edges), tuple(orphans)
     )

@@ -406,8 +406,10 @@ class Repository:
     async def add_edges(
         self, namespace: Sequence[str], source_id: int, links: Sequence[dict[str, Any]]
     ) -> list[tuple[int, int]]:
-        """Insert edges from ``source_id`` to each link's ``target_id`` that is still an
-        active note; returns (edge id, target id) of the edges created, in link order.
+        """Upsert edges from ``source_id`` to each link's ``target_id`` that is still an
+        active note; returns (edge id, target id) of the edges written, by edge id (an
+        edge that existed already keeps its id, see
+        :func:`~langmemcore.storage.construction_queries.insert_active_edges`).
 
         Each link dict carries ``target_id``, ``relation``, ``strength``, ``tag``, ``reason``.
         """
