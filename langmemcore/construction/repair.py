@@ -1,7 +1,9 @@
 """repair: forget one observation and leave memory as if it had never been merged in.
 
 Used when a store item is deleted, overwritten with other text or expires. In one
-transaction, under the namespace's construction lock:
+transaction, under the namespace's construction lock and its topics lock (keywords and
+topics are deleted here, which a concurrent topic evolution would otherwise still write
+topic keywords for):
 
 - notes whose only source was the observation are deleted, with every edge from or to
   them (their note_sources and note_keywords go with them through ``ON DELETE CASCADE``);
@@ -42,6 +44,7 @@ from langmemcore.storage.models import (
     Topic,
     TopicKeyword,
 )
+from langmemcore.storage.queries import LOCK_TOPICS
 from langmemcore.storage.repository import Repository
 
 __all__ = ["RepairReport", "forget_observation"]
@@ -124,6 +127,68 @@ async def _rederive(
     )
 
 
+async def _built_from(repo: Repository, ns: str, observation_id: int) -> tuple[list[int], set[int]]:
+    """The notes the observation is a source of, and their keywords."""
+    note_ids = list(
+        await repo.session.scalars(
+            select(NoteSource.note_id).where(
+                NoteSource.namespace == ns, NoteSource.observation_id == observation_id
+            )
+        )
+    )
+    keyword_ids = set(
+        await repo.session.scalars(
+            select(NoteKeyword.keyword_id).where(
+                NoteKeyword.namespace == ns, NoteKeyword.note_id.in_(note_ids)
+            )
+        )
+    )
+    return note_ids, keyword_ids
+
+
+async def _delete_orphans(repo: Repository, ns: str, keyword_ids: set[int]) -> list[int]:
+    """Delete the keywords no note carries any more, then the topics left without
+    keywords; returns the keywords deleted.
+    """
+    if not keyword_ids:
+        return []
+    orphans = list(
+        await repo.session.scalars(
+            delete(Keyword)
+            .where(
+                Keyword.namespace == ns,
+                Keyword.id.in_(keyword_ids),
+                ~exists().where(NoteKeyword.keyword_id == Keyword.id),
+            )
+            .returning(Keyword.id)
+        )
+    )
+    if orphans:
+        await repo.session.execute(
+            delete(Topic).where(
+                Topic.namespace == ns,
+                ~exists().where(TopicKeyword.topic_id == Topic.id),
+            )
+        )
+    return orphans
+
+
+async def _record_forget(repo: Repository, namespace: Sequence[str], report: RepairReport) -> None:
+    """Write the ``forget`` lineage row of ``report``."""
+    await repo.append_lineage(
+        namespace,
+        "forget",
+        observation_id=report.observation_id,
+        after={
+            "deleted_notes": list(report.deleted_notes),
+            "rederived_notes": list(report.rederived_notes),
+            "deleted_edges": list(report.deleted_edges),
+            "deleted_keywords": list(report.deleted_keywords),
+        },
+        reason="observation forgotten (store item deleted, replaced or expired)",
+    )
+
+
 async def forget_observation(
     repo: Repository,
     namespace: Sequence[str],
@@ -148,22 +213,10 @@ async def forget_observation(
     """
     ns = ".".join(namespace)
     await lock_namespace(repo, namespace)
+    await repo.session.execute(LOCK_TOPICS, {"ns": ns})
     if await repo.session.get(Observation, observation_id) is None:
         return RepairReport(observation_id, (), (), (), ())
-    note_ids = list(
-        await repo.session.scalars(
-            select(NoteSource.note_id).where(
-                NoteSource.namespace == ns, NoteSource.observation_id == observation_id
-            )
-        )
-    )
-    keyword_ids = set(
-        await repo.session.scalars(
-            select(NoteKeyword.keyword_id).where(
-                NoteKeyword.namespace == ns, NoteKeyword.note_id.in_(note_ids)
-            )
-        )
-    )
+    note_ids, keyword_ids = await _built_from(repo, ns, observation_id)
     deleted_edges = list(
         await repo.session.scalars(lq.delete_link_edges(ns, observation_id=observation_id))
     )
@@ -182,40 +235,10 @@ async def forget_observation(
     await repo.session.execute(
         delete(Observation).where(Observation.namespace == ns, Observation.id == observation_id)
     )
-    orphans: list[int] = []
-    if keyword_ids:
-        orphans = list(
-            await repo.session.scalars(
-                delete(Keyword)
-                .where(
-                    Keyword.namespace == ns,
-                    Keyword.id.in_(keyword_ids),
-                    ~exists().where(NoteKeyword.keyword_id == Keyword.id),
-                )
-                .returning(Keyword.id)
-            )
-        )
-    if orphans:
-        await repo.session.execute(
-            delete(Topic).where(
-                Topic.namespace == ns,
-                ~exists().where(TopicKeyword.topic_id == Topic.id),
-            )
-        )
+    orphans = await _delete_orphans(repo, ns, keyword_ids)
     await repo.session.execute(lq.retire_lineage(ns, observation_id, deleted, deleted_edges))
     report = RepairReport(
         observation_id, tuple(deleted), tuple(rederived), tuple(deleted_edges), tuple(orphans)
     )
-    await repo.append_lineage(
-        namespace,
-        "forget",
-        observation_id=observation_id,
-        after={
-            "deleted_notes": list(report.deleted_notes),
-            "rederived_notes": list(report.rederived_notes),
-            "deleted_edges": list(report.deleted_edges),
-            "deleted_keywords": list(report.deleted_keywords),
-        },
-        reason="observation forgotten (store item deleted, replaced or expired)",
-    )
+    await _record_forget(repo, namespace, report)
     return report

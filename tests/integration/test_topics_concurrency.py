@@ -14,6 +14,7 @@ from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import LexemeStats, Lineage, NamespaceStats, Note, Topic
+from langmemcore.storage.queries import LOCK_TOPICS
 from tests.conftest import REPO_ROOT
 from tests.integration.test_construction import observations
 
@@ -155,3 +156,17 @@ async def test_statistics_refreshes_at_once_leave_one_count_per_lexeme(
         )
     assert stored == live > 0
     assert counted == active > 0
+
+
+async def test_forgetting_waits_for_a_topic_evolution_in_progress(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    memory = Memory(database, embeddings, config=CONFIG)
+    await memory.aingest_many(ns, observations())
+    async with Repository.open(database) as holder:
+        await holder.session.execute(LOCK_TOPICS, {"ns": ".".join(ns)})
+        forgetting = asyncio.create_task(memory.aforget(ns, observations()[3].key))
+        await asyncio.sleep(1.0)
+        assert not forgetting.done()
+    report = await forgetting
+    assert report is not None and report.deleted_notes + report.rederived_notes
