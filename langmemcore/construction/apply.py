@@ -33,7 +33,7 @@ class ApplyResult:
         operation: ``"append"``, ``"merge"`` or ``"unchanged"`` (already ingested).
         observation_id: The observation's id.
         note_id: The note that now holds it (``None`` if unchanged).
-        edge_ids: Edges created.
+        edge_ids: Edges written (created, or reinforced when the note already had them).
         lineage_ids: Lineage rows written.
         reason: The gate's reason.
     """

@@ -1,19 +1,24 @@
 """repair: forget one observation and leave memory as if it had never been merged in.
 
 Used when a store item is deleted, overwritten with other text or expires. In one
-transaction, under the namespace's construction lock:
+transaction, under the namespace's construction lock and its topics lock (keywords and
+topics are deleted here, which a concurrent topic evolution would otherwise still write
+topic keywords for):
 
-- notes whose only source was the observation are deleted (their note_sources,
-  note_keywords and edges go with them through ``ON DELETE CASCADE``);
+- notes whose only source was the observation are deleted, with every edge from or to
+  them (their note_sources and note_keywords go with them through ``ON DELETE CASCADE``);
 - notes that merged the observation with others are **re-derived** from their remaining
   sources: each remaining observation is drafted again (offline, deterministic), the
   contexts are folded with the gate's sentence union, re-embedded, and keywords, speakers
   and event time recomputed. Their earlier merge rows are marked undone (superseded: the
   note no longer holds the state they describe) and a ``repair`` lineage row keeps the
   before / after snapshots;
-- edges the observation's ingest created are removed, keywords no note carries any more
-  are deleted, and so are topics left without keywords;
-- a ``forget`` lineage row records what happened.
+- edges the observation's links wrote are removed, unless a link of another observation
+  still in force wrote the same edge; keywords no note carries any more are deleted, and
+  so are topics left without keywords;
+- every lineage row in force of the observation, of a deleted note, or whose link names a
+  removed edge is marked undone (see :mod:`~langmemcore.storage.lineage_queries`), and a
+  ``forget`` row records what happened.
 """
 
 from __future__ import annotations
@@ -28,8 +33,8 @@ from langmemcore.config import ConstructionConfig
 from langmemcore.construction.apply import lock_namespace, note_snapshot
 from langmemcore.construction.gate import merge_contexts
 from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
+from langmemcore.storage import lineage_queries as lq
 from langmemcore.storage.models import (
-    Edge,
     Keyword,
     Lineage,
     Note,
@@ -39,6 +44,7 @@ from langmemcore.storage.models import (
     Topic,
     TopicKeyword,
 )
+from langmemcore.storage.queries import LOCK_TOPICS
 from langmemcore.storage.repository import Repository
 
 __all__ = ["RepairReport", "forget_observation"]
@@ -52,7 +58,8 @@ class RepairReport:
         observation_id: The observation forgotten.
         deleted_notes: Notes removed (the observation was their only source).
         rederived_notes: Notes rebuilt from their remaining sources.
-        deleted_edges: Edges removed because the observation's ingest made them.
+        deleted_edges: Edges removed: those only the observation's links wrote, then
+            those from or to the deleted notes.
         deleted_keywords: Keywords no note carried any more.
     """
 
@@ -120,6 +127,68 @@ async def _rederive(
     )
 
 
+async def _built_from(repo: Repository, ns: str, observation_id: int) -> tuple[list[int], set[int]]:
+    """The notes the observation is a source of, and their keywords."""
+    note_ids = list(
+        await repo.session.scalars(
+            select(NoteSource.note_id).where(
+                NoteSource.namespace == ns, NoteSource.observation_id == observation_id
+            )
+        )
+    )
+    keyword_ids = set(
+        await repo.session.scalars(
+            select(NoteKeyword.keyword_id).where(
+                NoteKeyword.namespace == ns, NoteKeyword.note_id.in_(note_ids)
+            )
+        )
+    )
+    return note_ids, keyword_ids
+
+
+async def _delete_orphans(repo: Repository, ns: str, keyword_ids: set[int]) -> list[int]:
+    """Delete the keywords no note carries any more, then the topics left without
+    keywords; returns the keywords deleted.
+    """
+    if not keyword_ids:
+        return []
+    orphans = list(
+        await repo.session.scalars(
+            delete(Keyword)
+            .where(
+                Keyword.namespace == ns,
+                Keyword.id.in_(keyword_ids),
+                ~exists().where(NoteKeyword.keyword_id == Keyword.id),
+            )
+            .returning(Keyword.id)
+        )
+    )
+    if orphans:
+        await repo.session.execute(
+            delete(Topic).where(
+                Topic.namespace == ns,
+                ~exists().where(TopicKeyword.topic_id == Topic.id),
+            )
+        )
+    return orphans
+
+
+async def _record_forget(repo: Repository, namespace: Sequence[str], report: RepairReport) -> None:
+    """Write the ``forget`` lineage row of ``report``."""
+    await repo.append_lineage(
+        namespace,
+        "forget",
+        observation_id=report.observation_id,
+        after={
+            "deleted_notes": list(report.deleted_notes),
+            "rederived_notes": list(report.rederived_notes),
+            "deleted_edges": list(report.deleted_edges),
+            "deleted_keywords": list(report.deleted_keywords),
+        },
+        reason="observation forgotten (store item deleted, replaced or expired)",
+    )
+
+
 async def forget_observation(
     repo: Repository,
     namespace: Sequence[str],
@@ -144,35 +213,12 @@ async def forget_observation(
     """
     ns = ".".join(namespace)
     await lock_namespace(repo, namespace)
+    await repo.session.execute(LOCK_TOPICS, {"ns": ns})
     if await repo.session.get(Observation, observation_id) is None:
         return RepairReport(observation_id, (), (), (), ())
-    note_ids = list(
-        await repo.session.scalars(
-            select(NoteSource.note_id).where(
-                NoteSource.namespace == ns, NoteSource.observation_id == observation_id
-            )
-        )
-    )
-    keyword_ids = set(
-        await repo.session.scalars(
-            select(NoteKeyword.keyword_id).where(
-                NoteKeyword.namespace == ns, NoteKeyword.note_id.in_(note_ids)
-            )
-        )
-    )
-    links = await repo.session.scalars(
-        select(Lineage.after).where(
-            Lineage.namespace == ns,
-            Lineage.observation_id == observation_id,
-            Lineage.operation == "link",
-            Lineage.undone_at.is_(None),
-        )
-    )
-    edge_ids = [int(a["edge_id"]) for a in links if a and a.get("edge_id") is not None]
+    note_ids, keyword_ids = await _built_from(repo, ns, observation_id)
     deleted_edges = list(
-        await repo.session.scalars(
-            delete(Edge).where(Edge.namespace == ns, Edge.id.in_(edge_ids)).returning(Edge.id)
-        )
+        await repo.session.scalars(lq.delete_link_edges(ns, observation_id=observation_id))
     )
     sources = await repo.sources_of(namespace, note_ids)
     deleted, rederived = [], []
@@ -184,52 +230,15 @@ async def forget_observation(
         await _rederive(repo, namespace, note, remaining, embeddings, keywords, config)
         rederived.append(note.id)
     if deleted:
+        deleted_edges.extend(await repo.session.scalars(lq.delete_edges_of_notes(ns, deleted)))
         await repo.session.execute(delete(Note).where(Note.namespace == ns, Note.id.in_(deleted)))
     await repo.session.execute(
         delete(Observation).where(Observation.namespace == ns, Observation.id == observation_id)
     )
-    orphans: list[int] = []
-    if keyword_ids:
-        orphans = list(
-            await repo.session.scalars(
-                delete(Keyword)
-                .where(
-                    Keyword.namespace == ns,
-                    Keyword.id.in_(keyword_ids),
-                    ~exists().where(NoteKeyword.keyword_id == Keyword.id),
-                )
-                .returning(Keyword.id)
-            )
-        )
-    if orphans:
-        await repo.session.execute(
-            delete(Topic).where(
-                Topic.namespace == ns,
-                ~exists().where(TopicKeyword.topic_id == Topic.id),
-            )
-        )
-    await repo.session.execute(
-        update(Lineage)
-        .where(
-            Lineage.namespace == ns,
-            Lineage.observation_id == observation_id,
-            Lineage.undone_at.is_(None),
-        )
-        .values(undone_at=func.now())
-    )
+    orphans = await _delete_orphans(repo, ns, keyword_ids)
+    await repo.session.execute(lq.retire_lineage(ns, observation_id, deleted, deleted_edges))
     report = RepairReport(
         observation_id, tuple(deleted), tuple(rederived), tuple(deleted_edges), tuple(orphans)
     )
-    await repo.append_lineage(
-        namespace,
-        "forget",
-        observation_id=observation_id,
-        after={
-            "deleted_notes": list(report.deleted_notes),
-            "rederived_notes": list(report.rederived_notes),
-            "deleted_edges": list(report.deleted_edges),
-            "deleted_keywords": list(report.deleted_keywords),
-        },
-        reason="observation forgotten (store item deleted, replaced or expired)",
-    )
+    await _record_forget(repo, namespace, report)
     return report

@@ -7,7 +7,8 @@ than ``max_size`` are split by re-running Leiden on their subgraph at a higher r
 to the neighbouring community they connect to most when it has room, and otherwise left
 unassigned. Each topic gets the normalised mean of its keywords' embeddings as centroid and
 its three most connected label-worthy keywords as label (see ``topic_labels``). A run
-replaces the namespace's topics with a new generation in one transaction.
+replaces the namespace's topics with a new generation in one transaction, under the
+namespace's topics lock (one run at a time per namespace, see :func:`evolve_topics`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from langmemcore.storage.models import (
     TopicKeyword,
     decode_vector,
 )
+from langmemcore.storage.queries import LOCK_TOPICS
 from langmemcore.storage.repository import Repository
 
 __all__ = ["TopicSummary", "evolve_topics", "partition_keywords"]
@@ -189,26 +191,23 @@ async def _label_texts(repo: Repository, ns: str, keyword_ids: list[int]) -> dic
     return {int(k): str(context) for k, context in rows}
 
 
-async def evolve_topics(
-    repo: Repository, namespace: Sequence[str], *, min_size: int, max_size: int, seed: int
-) -> TopicSummary:
-    """Recompute the namespace's topics and store them as a new generation (the
-    namespace's full-text statistics are refreshed with them).
+async def _next_generation(repo: Repository, ns: str) -> int:
+    newest = await repo.session.scalar(
+        select(func.coalesce(func.max(Topic.generation), 0)).where(Topic.namespace == ns)
+    )
+    return int(newest or 0) + 1
+
+
+async def _store_topics(
+    repo: Repository,
+    ns: str,
+    generation: int,
+    communities: Sequence[Sequence[int]],
+    edges: Sequence[WeightedEdge],
+) -> list[str]:
+    """Replace the namespace's topics with ``communities`` as ``generation``; returns
+    their labels.
     """
-    ns = ".".join(namespace)
-    nodes, edges = await _cooccurrence(repo, ns)
-    communities, unassigned = partition_keywords(
-        nodes, edges, min_size=min_size, max_size=max_size, seed=seed
-    )
-    generation = (
-        int(
-            await repo.session.scalar(
-                select(func.coalesce(func.max(Topic.generation), 0)).where(Topic.namespace == ns)
-            )
-            or 0
-        )
-        + 1
-    )
     await repo.session.execute(delete(Topic).where(Topic.namespace == ns))
     members = {n for c in communities for n in c}
     rows = await repo.session.execute(
@@ -253,6 +252,42 @@ async def evolve_topics(
                 for n in community
             ],
         )
+    return labels
+
+
+async def evolve_topics(
+    repo: Repository, namespace: Sequence[str], *, min_size: int, max_size: int, seed: int
+) -> TopicSummary:
+    """Recompute the namespace's topics and store them as a new generation (the
+    namespace's full-text statistics are refreshed with them).
+
+    Runs are serialised per namespace by the topics lock (``LOCK_TOPICS``, held until
+    ``repo``'s transaction ends), taken before anything is read: a run that starts while
+    another holds it waits, then reads what that one committed and writes the next
+    generation from it. Every run thus writes exactly one whole generation, numbered one
+    above the newest it found; concurrent runs never share a number, never leave two
+    generations' topics at once and never collide on the statistics. Ingestion takes
+    the construction lock, not this one, and goes on meanwhile.
+
+    Args:
+        repo: Repository bound to the transaction (nothing read in it yet, so that the
+            run reads the memory as of the lock).
+        namespace: The namespace.
+        min_size: Smallest topic kept.
+        max_size: Largest topic allowed.
+        seed: Leiden's random seed.
+
+    Returns:
+        The generation written: its number, topics, labels and unassigned count.
+    """
+    ns = ".".join(namespace)
+    await repo.session.execute(LOCK_TOPICS, {"ns": ns})
+    nodes, edges = await _cooccurrence(repo, ns)
+    communities, unassigned = partition_keywords(
+        nodes, edges, min_size=min_size, max_size=max_size, seed=seed
+    )
+    generation = await _next_generation(repo, ns)
+    labels = await _store_topics(repo, ns, generation, communities, edges)
     await repo.refresh_fulltext_statistics(namespace)
     await repo.append_lineage(
         namespace,

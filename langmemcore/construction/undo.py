@@ -3,7 +3,8 @@
 - undoing a **merge** restores the target note exactly as it was before (context, keywords,
   embedding, event time, sources) and gives the merged observation its own note, built from
   the draft kept in the lineage row;
-- undoing a **link** removes the edge;
+- undoing a **link** removes the edge, unless another link still in force wrote the same
+  edge (edges are unique on source, target and relation);
 - an **append** or a **topics** run is the base state of memory: undoing it marks the row
   undone and changes nothing (delete the observation to forget it).
 
@@ -21,7 +22,8 @@ from sqlalchemy import delete, func, select, update
 
 from langmemcore._errors import InvalidInputError, NotFoundError
 from langmemcore.construction.apply import lock_namespace
-from langmemcore.storage.models import Edge, Keyword, Lineage, Note, NoteKeyword, NoteSource
+from langmemcore.storage import lineage_queries as lq
+from langmemcore.storage.models import Keyword, Lineage, Note, NoteKeyword, NoteSource
 from langmemcore.storage.repository import Repository
 
 __all__ = ["undo_lineage", "unmerge_note"]
@@ -102,8 +104,7 @@ async def _undo_one(repo: Repository, namespace: Sequence[str], row: Lineage) ->
     if row.operation == "merge":
         detail.update(await _undo_merge(repo, namespace, row))
     elif row.operation == "link":
-        edge_id = (row.after or {}).get("edge_id")
-        await repo.session.execute(delete(Edge).where(Edge.namespace == ns, Edge.id == edge_id))
+        await repo.session.execute(lq.delete_link_edges(ns, lineage_id=row.id))
     elif row.operation not in ("append", "topics"):
         raise InvalidInputError(f"lineage {row.id}: a {row.operation!r} row cannot be undone")
     await repo.session.execute(

@@ -76,6 +76,8 @@ edges AS (
          JOIN notes t ON t.id = l.target
     WHERE t.namespace = :namespace AND t.status = 'active' AND l.target <> note.id
     ORDER BY l.position
+    ON CONFLICT ON CONSTRAINT uq_edges_source_target_relation DO UPDATE
+    SET strength = edges.strength
     RETURNING id, target_id, relation, strength, tag, reason
 ),
 lineage AS (
@@ -155,8 +157,10 @@ def append_observation(
         note: ``context``, ``embedding``, ``keywords``, ``speakers`` (lower-cased),
             ``event_time``, ``confidence``, ``origin``.
         keywords: The note's keywords with their embeddings (created when missing).
-        links: Dicts with ``target_id``, ``relation``, ``strength``, ``tag``, ``reason``;
-            an edge is created to each target that is an active note of the namespace.
+        links: Dicts with ``target_id``, ``relation``, ``strength``, ``tag``, ``reason``
+            (at most one per target and relation); an edge is written to each target that
+            is an active note of the namespace, upserted as by
+            :func:`~langmemcore.storage.construction_queries.insert_active_edges`.
         reason: The gate's reason, recorded with the append.
     """
     event_time: datetime | None = note["event_time"]

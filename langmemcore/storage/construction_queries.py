@@ -244,29 +244,31 @@ def _insert_active_edges() -> Select:
         .where(Note.namespace == namespace, Note.status == ACTIVE, wanted.c.t != source_id)
         .order_by(wanted.c.position)
     )
-    created = (
-        pg_insert(Edge)
-        .from_select(
-            ["namespace", "source_id", "target_id", "relation", "strength", "tag", "reason"],
-            targets,
-        )
-        .returning(Edge.id, Edge.target_id)
-        .cte("created")
+    stmt = pg_insert(Edge).from_select(
+        ["namespace", "source_id", "target_id", "relation", "strength", "tag", "reason"], targets
     )
+    # an edge already there is kept as it is (a no-op update, so that its id comes back)
+    upsert = stmt.on_conflict_do_update(
+        constraint="uq_edges_source_target_relation", set_={"strength": Edge.strength}
+    )
+    created = upsert.returning(Edge.id, Edge.target_id).cte("created")
     return select(created.c.id, created.c.target_id).order_by(created.c.id)
 
 
 def insert_active_edges(
     namespace: str, source_id: int, links: Sequence[dict[str, Any]]
 ) -> Prepared:
-    """Insert edges from ``source_id`` to those link targets that are active notes of the
-    namespace (never to itself); selects (edge id, target id) of the edges created, in
-    link order.
+    """Upsert edges from ``source_id`` to those link targets that are active notes of the
+    namespace (never to itself); selects (edge id, target id) of the edges written, by
+    edge id. An edge of the same source, target and relation (they are unique) that
+    exists already is kept as it is, and its id selected: undoing the later link, which
+    then leaves the edge to the earlier one, restores exactly what was there before.
 
     Args:
         namespace: The namespace (encoded).
-        source_id: The new note.
-        links: Dicts with ``target_id``, ``relation``, ``strength``, ``tag``, ``reason``.
+        source_id: The note the edges start from.
+        links: Dicts with ``target_id``, ``relation``, ``strength``, ``tag``, ``reason``;
+            at most one per target and relation.
     """
     return Prepared(
         _insert_active_edges(),

@@ -21,16 +21,13 @@ from sqlalchemy import (
     Delete,
     Insert,
     Select,
-    TextClause,
     cast,
     delete,
     func,
-    insert,
     literal,
     literal_column,
     null,
     select,
-    text,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, TSQUERY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -40,7 +37,6 @@ from langmemcore.storage.prepared import Prepared, float_array, number, text_arr
 
 __all__ = [
     "DOCUMENT_FREQUENCY_CAP",
-    "LOCK_LEXEME_STATS",
     "NOTE_COUNT_CAP",
     "TermStatistics",
     "bm25_idf",
@@ -198,25 +194,25 @@ def stored_lexeme_statistics(
     return Prepared(_stored_lexeme_statistics(), values)
 
 
-LOCK_LEXEME_STATS: TextClause = text("SELECT pg_advisory_xact_lock(hashtextextended(:ns, 1))")
-"""Serialises refreshes of one namespace's lexeme counts (until the transaction ends):
-two processes evolving topics in one namespace would otherwise both delete the old counts
-and both insert the new ones, and the second insert fail on the primary key."""
-
-
 def clear_lexeme_stats(namespace: str) -> Delete:
     """Forget the namespace's stored lexeme counts (before a refresh)."""
     return delete(LexemeStats).where(LexemeStats.namespace == namespace)
 
 
 def insert_lexeme_stats(namespace: str) -> Insert:
-    """Count every lexeme of the namespace's active notes into ``lexeme_stats``."""
+    """Count every lexeme of the namespace's active notes into ``lexeme_stats`` (a count
+    already stored is overwritten, so that running it twice leaves the same rows).
+    """
     lexeme = func.unnest(func.tsvector_to_array(Note.tsv)).label("lexeme")
     per_note = select(lexeme).where(Note.namespace == namespace, Note.status == ACTIVE).subquery()
     counts = select(
         literal(namespace).label("namespace"), per_note.c.lexeme, func.count().label("df")
     ).group_by(per_note.c.lexeme)
-    return insert(LexemeStats).from_select(["namespace", "lexeme", "df"], counts)
+    stmt = pg_insert(LexemeStats).from_select(["namespace", "lexeme", "df"], counts)
+    return stmt.on_conflict_do_update(
+        index_elements=[LexemeStats.namespace, LexemeStats.lexeme],
+        set_={"df": stmt.excluded.df},
+    )
 
 
 def upsert_namespace_stats(namespace: str) -> Insert:

@@ -14,11 +14,13 @@ from sqlalchemy import (
     DateTime,
     Delete,
     Select,
+    TextClause,
     delete,
     func,
     literal,
     or_,
     select,
+    text,
 )
 
 from langmemcore._namespace import like_prefix_pattern
@@ -36,6 +38,7 @@ from langmemcore.storage.models import (
 
 __all__ = [
     "ACTIVE",
+    "LOCK_TOPICS",
     "delete_note_sources",
     "keyword_ids_by_name",
     "namespace_prefix_filter",
@@ -48,6 +51,12 @@ __all__ = [
     "sources_of_notes",
     "topic_notes",
 ]
+
+LOCK_TOPICS: TextClause = text("SELECT pg_advisory_xact_lock(hashtextextended(:ns, 1))")
+"""Serialises topic evolution and the full-text statistics refresh in the namespace
+``:ns`` until the transaction ends (a key of its own, apart from the construction lock's
+``hashtextextended(:ns, 0)``, so that ingestion goes on while topics evolve).
+"""
 
 
 def namespace_prefix_filter(column: Any, prefix_text: str) -> ColumnElement[bool]:

@@ -304,9 +304,12 @@ class Repository:
     async def refresh_fulltext_statistics(self, namespace: Sequence[str]) -> None:
         """Store the document frequency of every lexeme of the namespace's active notes
         and its count of active notes (see :mod:`~langmemcore.storage.fulltext_queries`).
+
+        Idempotent, and serialised with topic evolution by the namespace's topics lock
+        (held until the transaction ends): concurrent refreshes leave one set of counts.
         """
         ns = encode_namespace(namespace)
-        await self.session.execute(fq.LOCK_LEXEME_STATS, {"ns": ns})
+        await self.session.execute(q.LOCK_TOPICS, {"ns": ns})
         await self.session.execute(fq.clear_lexeme_stats(ns))
         await self.session.execute(fq.insert_lexeme_stats(ns))
         await self.session.execute(fq.upsert_namespace_stats(ns))
@@ -403,8 +406,10 @@ class Repository:
     async def add_edges(
         self, namespace: Sequence[str], source_id: int, links: Sequence[dict[str, Any]]
     ) -> list[tuple[int, int]]:
-        """Insert edges from ``source_id`` to each link's ``target_id`` that is still an
-        active note; returns (edge id, target id) of the edges created, in link order.
+        """Upsert edges from ``source_id`` to each link's ``target_id`` that is still an
+        active note; returns (edge id, target id) of the edges written, by edge id (an
+        edge that existed already keeps its id, see
+        :func:`~langmemcore.storage.construction_queries.insert_active_edges`).
 
         Each link dict carries ``target_id``, ``relation``, ``strength``, ``tag``, ``reason``.
         """

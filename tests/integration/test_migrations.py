@@ -136,3 +136,56 @@ def test_opening_memory_on_a_schema_behind_head_names_the_command(
 
     with pytest.raises(MigrationRequiredError, match="langmemcore migrate"):
         asyncio.run(Memory.aopen(fresh_database_url))
+
+
+DUPLICATED_EDGES = """
+WITH a AS (INSERT INTO notes (namespace, context, embedding)
+           VALUES ('n', 'a', array_fill(0.1::real, ARRAY[384])::vector) RETURNING id),
+     b AS (INSERT INTO notes (namespace, context, embedding)
+           VALUES ('n', 'b', array_fill(0.2::real, ARRAY[384])::vector) RETURNING id)
+INSERT INTO edges (namespace, source_id, target_id, relation, strength)
+SELECT 'n', a.id, b.id, r.relation, r.strength
+FROM a, b, (VALUES ('related_to', 0.4), ('related_to', 0.9), ('related_to', 0.9),
+                   ('supports', 0.5)) AS r(relation, strength)
+ORDER BY r.strength
+RETURNING id, relation, strength
+"""
+
+
+def test_unique_edges_migration_keeps_the_strongest_and_relinks_lineage(
+    fresh_database_url: str,
+) -> None:
+    db = Database(fresh_database_url)
+    upgrade(db, revision="0007")
+    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
+        edges = conn.execute(DUPLICATED_EDGES).fetchall()
+        for edge_id, _relation, _strength in edges:
+            conn.execute(
+                "INSERT INTO lineage (namespace, operation, after) "
+                "VALUES ('n', 'link', jsonb_build_object('edge_id', %s::bigint))",
+                (edge_id,),
+            )
+    strongest = min(i for i, rel, s in edges if rel == "related_to" and s == 0.9)
+    supports = next(i for i, rel, _s in edges if rel == "supports")
+    upgrade(db)
+    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
+        kept = conn.execute("SELECT id FROM edges ORDER BY id").fetchall()
+        linked = conn.execute("SELECT (after ->> 'edge_id')::bigint FROM lineage").fetchall()
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute(
+                "INSERT INTO edges (namespace, source_id, target_id, relation, strength) "
+                "SELECT namespace, source_id, target_id, relation, 0.1 FROM edges LIMIT 1"
+            )
+    assert [i for (i,) in kept] == sorted([strongest, supports])
+    assert sorted(i for (i,) in linked) == sorted([strongest] * 3 + [supports])
+    downgrade(db, revision="0007")
+    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
+        conn.execute(
+            "INSERT INTO edges (namespace, source_id, target_id, relation, strength) "
+            "SELECT namespace, source_id, target_id, relation, 0.1 FROM edges"
+        )
+        assert conn.execute("SELECT count(*) FROM edges").fetchone() == (4,)
+    upgrade(db)
+    assert asyncio.run(db.schema_revision()) == head_revision()
+    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
+        assert conn.execute("SELECT count(*) FROM edges").fetchone() == (2,)

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from langmemcore import InvalidInputError, ObservationConflictError
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.storage import Database, Repository
-from langmemcore.storage.models import Note, NoteKeyword, Observation
+from langmemcore.storage.models import Edge, Note, NoteKeyword, Observation
 
 TEXTS = [
     "Caroline went to an LGBTQ support group meeting yesterday.",
@@ -269,3 +269,24 @@ async def test_insert_note_links_sources_and_keywords_and_edges_reach_only_activ
         edges = {e.target_id: e for e in await repo.edges_of(ns, [note])}
         assert (edges[targets[2]].strength, edges[targets[2]].tag) == (0.7, "t")
         assert (edges[targets[0]].relation, edges[targets[0]].tag) == ("related_to", None)
+        again = await repo.add_edges(
+            ns,
+            note,
+            [
+                {**link, "target_id": targets[2], "strength": 0.9, "tag": "other"},
+                {**link, "target_id": targets[2], "relation": "supports"},
+            ],
+        )
+        assert again[0] == created[0] and again[1][0] > created[-1][0]
+        rows = await repo.session.execute(
+            select(Edge.target_id, Edge.relation, Edge.strength, Edge.tag).where(
+                Edge.source_id == note
+            )
+        )
+        assert sorted(tuple(r) for r in rows) == sorted(
+            [
+                (targets[0], "related_to", 0.5, None),
+                (targets[2], "related_to", 0.7, "t"),
+                (targets[2], "supports", 0.5, "t"),
+            ]
+        )

@@ -13,7 +13,9 @@ from langmemcore.storage import channel_queries as cq
 from langmemcore.storage import construction_queries as cw
 from langmemcore.storage import formal_queries as formal
 from langmemcore.storage import fulltext_queries as fq
+from langmemcore.storage import lineage_queries as lq
 from langmemcore.storage import queries as q
+from langmemcore.storage.append_queries import append_observation
 from langmemcore.storage.evidence_queries import evidence_rows
 from langmemcore.storage.models import Item, decode_vector
 from langmemcore.storage.prepared import Prepared
@@ -201,3 +203,63 @@ def test_when_every_term_is_common_the_rarest_by_stored_count_selects() -> None:
     assert candidates == ["lgbtq"]
     live = [("melani", 60, 100, None), ("carolin", 50, 100, None)]
     assert fq.weigh_terms(live, cap=1000)[1] == ["carolin"]
+
+
+def test_edge_writes_upsert_on_the_unique_edge_constraint() -> None:
+    link = {"target_id": 2, "relation": "supports", "strength": 0.5, "tag": None, "reason": None}
+    note = {
+        "context": "c",
+        "embedding": VECTOR,
+        "keywords": [],
+        "speakers": [],
+        "event_time": None,
+        "confidence": 0.5,
+        "origin": "offline",
+    }
+    observation = {"key": "k", "content": "c", "content_hash": "h", "speaker": None}
+    appended = append_observation(
+        "ns",
+        observation={**observation, "event_time": None, "meta": {}},
+        note=note,
+        keywords=[],
+        links=[link],
+        reason="r",
+    )
+    for stmt in (cw.insert_active_edges("ns", 1, [link]), appended):
+        text = " ".join(sql(stmt).split())
+        assert "ON CONFLICT ON CONSTRAINT uq_edges_source_target_relation DO UPDATE" in text
+        assert "SET strength = edges.strength" in text
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        lq.delete_link_edges("ns", observation_id=1),
+        lq.delete_link_edges("ns", lineage_id=1),
+        lq.delete_edges_of_notes("ns", [1]),
+        lq.retire_lineage("ns", 1, [2], [3]),
+    ],
+)
+def test_lineage_repairs_filter_by_namespace_first(stmt: object) -> None:
+    assert own_where_clause(stmt).split()[0].endswith(".namespace")
+
+
+def literal_sql(stmt: object) -> str:
+    compiled = stmt.compile(  # type: ignore[attr-defined]
+        dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True}
+    )
+    return " ".join(str(compiled).split())
+
+
+def test_retiring_lineage_covers_the_observation_its_notes_and_its_edges() -> None:
+    text = literal_sql(lq.retire_lineage("ns", 1, [2], [3]))
+    assert "lineage.undone_at IS NULL AND (lineage.observation_id = 1 OR" in text
+    assert "lineage.note_id IN (2) OR" in text
+    assert "lineage.operation = 'link' AND (lineage.after ->> 'edge_id') IN ('3')" in text
+
+
+def test_an_edge_another_in_force_link_names_is_kept() -> None:
+    text = literal_sql(lq.delete_link_edges("ns", lineage_id=7))
+    assert "lineage.undone_at IS NULL AND lineage.id = 7)" in text
+    assert "AND NOT (EXISTS (SELECT * FROM lineage AS lineage_1" in text
+    assert "lineage_1.undone_at IS NULL AND NOT coalesce(lineage_1.id = 7, false)" in text
