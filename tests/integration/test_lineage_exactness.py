@@ -11,9 +11,11 @@ from sqlalchemy import text
 from langmemcore.config import ConstructionConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.eval.bench_ingest import conversation_observations
+from langmemcore.eval.locomo import Conversation
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, Repository
-from tests.integration.test_construction_locomo import LOCOMO, load_locomo
+
+pytestmark = pytest.mark.locomo_data
 
 TURNS = 240
 
@@ -63,11 +65,14 @@ async def _rows(database: Database, sql: str, **values: Any) -> list[tuple[Any, 
 
 
 @pytest.fixture()
-async def memory(database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]) -> Memory:
+async def memory(
+    database: Database,
+    embeddings: LocalEmbeddings,
+    ns: tuple[str, ...],
+    locomo_dev: list[Conversation],
+) -> Memory:
     """A memory holding the first turns of the first LoCoMo dev conversation in ``ns``."""
-    if not LOCOMO.is_file():
-        pytest.fail(f"LoCoMo dev data not found at {LOCOMO} (set LOCOMO_PATH)")
-    observations = conversation_observations(load_locomo(LOCOMO)[0])[:TURNS]
+    observations = conversation_observations(locomo_dev[0])[:TURNS]
     memory = Memory(database, embeddings, config=ConstructionConfig(topic_every=0))
     report = await memory.aingest_many(ns, observations)
     assert report.count("merge") >= 10
