@@ -177,16 +177,19 @@ async def _label_texts(repo: Repository, ns: str, keyword_ids: list[int]) -> dic
     """One active note context per keyword (the oldest), to check labels against."""
     if not keyword_ids:
         return {}
-    rows = await repo.session.execute(
-        select(NoteKeyword.keyword_id, Note.context)
-        .distinct(NoteKeyword.keyword_id)
+    oldest = (
+        select(NoteKeyword.keyword_id, func.min(Note.id).label("note_id"))
         .join(Note, Note.id == NoteKeyword.note_id)
         .where(
             NoteKeyword.namespace == ns,
             Note.status == "active",
             NoteKeyword.keyword_id.in_(keyword_ids),
         )
-        .order_by(NoteKeyword.keyword_id, Note.id)
+        .group_by(NoteKeyword.keyword_id)
+        .subquery()
+    )
+    rows = await repo.session.execute(
+        select(oldest.c.keyword_id, Note.context).join(Note, Note.id == oldest.c.note_id)
     )
     return {int(k): str(context) for k, context in rows}
 

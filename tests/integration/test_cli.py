@@ -182,4 +182,4 @@ def test_errors_are_reported_with_exit_code_2(
     assert "error:" in err and "langgraph" in err
     code, _, err = run(capsys, "--url", url, "search", "   ", "--namespace", "cli.bad")
     assert code == 2
-    assert "error: query text is empty" in err
+    assert "error: query is empty" in err
