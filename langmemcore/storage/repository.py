@@ -21,6 +21,7 @@ from langmemcore.storage import channel_queries as cq
 from langmemcore.storage import construction_queries as cw
 from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
+from langmemcore.storage._session import SessionBound
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import (
     Edge,
@@ -40,15 +41,17 @@ from langmemcore.storage.records import (
 __all__ = ["Repository"]
 
 
-class Repository:
+class Repository(SessionBound):
     """Namespace-scoped data access within one transaction.
 
     Args:
         session: The transaction's session.
     """
 
-    def __init__(self, session: AsyncSession) -> None:
-        self.session = session
+    @property
+    def session(self) -> AsyncSession:
+        """The transaction's session (being retired: domain code calls methods)."""
+        return self._session
 
     @classmethod
     @asynccontextmanager
@@ -87,7 +90,7 @@ class Repository:
         """
         ns = encode_namespace(namespace)
         digest = checked_observation(key, content, max_chars=max_chars)
-        new_id = await self.session.scalar(
+        new_id = await self._session.scalar(
             *cw.insert_observation(
                 ns,
                 key,
@@ -100,7 +103,7 @@ class Repository:
         )
         if new_id is not None:
             return ObservationRecord(new_id, key, content, digest, speaker, event_time, True)
-        existing = (await self.session.scalars(q.observation_by_key(ns, key))).one()
+        existing = (await self._session.scalars(q.observation_by_key(ns, key))).one()
         ensure_same_content(namespace, key, existing.content_hash, content)
         return ObservationRecord(
             existing.id,
@@ -142,7 +145,7 @@ class Repository:
             "origin": origin,
         }
         stmt = cw.insert_note_with_links(ns, values, source_ids, keyword_ids)
-        return int((await self.session.execute(*stmt)).scalar_one())
+        return int((await self._session.execute(*stmt)).scalar_one())
 
     async def upsert_keywords(
         self, namespace: Sequence[str], rows: Sequence[tuple[str, Sequence[float]]]
@@ -151,7 +154,7 @@ class Repository:
         if not rows:
             return {}
         stmt = cw.upsert_keywords(encode_namespace(namespace), rows)
-        return {name: kid for kid, name in await self.session.execute(*stmt)}
+        return {name: kid for kid, name in await self._session.execute(*stmt)}
 
     async def attach_keywords(
         self, namespace: Sequence[str], note_id: int, keyword_ids: Sequence[int]
@@ -160,7 +163,7 @@ class Repository:
         if not keyword_ids:
             return
         ns = encode_namespace(namespace)
-        await self.session.execute(
+        await self._session.execute(
             pg_insert(NoteKeyword)
             .values(
                 [
@@ -175,7 +178,7 @@ class Repository:
         self, namespace: Sequence[str], vector: Sequence[float], k: int
     ) -> list[Scored]:
         """Active notes by cosine similarity to ``vector``, best first."""
-        rows = await self.session.execute(*cq.nearest_notes(encode_namespace(namespace), vector, k))
+        rows = await self._session.execute(*cq.nearest_notes(encode_namespace(namespace), vector, k))
         return [Scored(i, 1.0 - d) for i, d in rows]
 
     async def nearest_notes_by_speakers(
@@ -185,7 +188,7 @@ class Repository:
         if not speakers:
             return []
         stmt = cq.nearest_notes_by_speakers(encode_namespace(namespace), vector, speakers, k)
-        return [Scored(i, 1.0 - d) for i, d in await self.session.execute(*stmt)]
+        return [Scored(i, 1.0 - d) for i, d in await self._session.execute(*stmt)]
 
     async def similarities(
         self, namespace: Sequence[str], note_ids: Sequence[int], vector: Sequence[float]
@@ -194,7 +197,7 @@ class Repository:
         if not note_ids:
             return {}
         stmt = cq.note_similarities(encode_namespace(namespace), note_ids, vector)
-        return {i: 1.0 - d for i, d in await self.session.execute(*stmt)}
+        return {i: 1.0 - d for i, d in await self._session.execute(*stmt)}
 
     async def keyword_ranking(
         self,
@@ -210,7 +213,7 @@ class Repository:
         if not vectors:
             return []
         stmt = cq.keyword_ranking(encode_namespace(namespace), vectors, k, min_similarity, limit)
-        return [int(i) for i, _score in await self.session.execute(*stmt)]
+        return [int(i) for i, _score in await self._session.execute(*stmt)]
 
     async def keyword_vectors(
         self, namespace: Sequence[str], names: Sequence[str]
@@ -220,7 +223,7 @@ class Repository:
             return {}
         stmt = cq.keyword_vectors_by_name(encode_namespace(namespace), names)
         return {
-            name: [float(x) for x in vector] for name, vector in await self.session.execute(*stmt)
+            name: [float(x) for x in vector] for name, vector in await self._session.execute(*stmt)
         }
 
     async def topic_ranking(
@@ -230,7 +233,7 @@ class Repository:
         :func:`~langmemcore.storage.queries.topic_ranking`), best first.
         """
         stmt = cq.topic_ranking(encode_namespace(namespace), vector, k, limit)
-        return [int(i) for i, _score in await self.session.execute(*stmt)]
+        return [int(i) for i, _score in await self._session.execute(*stmt)]
 
     async def notes_by_keywords(
         self, namespace: Sequence[str], names: Sequence[str]
@@ -238,14 +241,14 @@ class Repository:
         """Active notes carrying any of the normalised keyword ``names``; score = matches."""
         if not names:
             return []
-        rows = await self.session.execute(q.notes_by_keywords(encode_namespace(namespace), names))
+        rows = await self._session.execute(q.notes_by_keywords(encode_namespace(namespace), names))
         return [Scored(i, float(m)) for i, m in rows]
 
     async def nearest_keywords(
         self, namespace: Sequence[str], vector: Sequence[float], k: int
     ) -> list[tuple[int, str, float]]:
         """Keywords by cosine similarity: (id, name, similarity), best first."""
-        rows = await self.session.execute(
+        rows = await self._session.execute(
             q.nearest_keywords(encode_namespace(namespace), vector, k)
         )
         return [(i, name, 1.0 - d) for i, name, d in rows]
@@ -255,13 +258,13 @@ class Repository:
         if not note_ids:
             return []
         stmt = cq.edges_of_notes(encode_namespace(namespace), note_ids)
-        return list(await self.session.scalars(*stmt))
+        return list(await self._session.scalars(*stmt))
 
     async def nearest_topics(
         self, namespace: Sequence[str], vector: Sequence[float], k: int
     ) -> list[Scored]:
         """Current-generation topics by centroid similarity, best first."""
-        rows = await self.session.execute(q.nearest_topics(encode_namespace(namespace), vector, k))
+        rows = await self._session.execute(q.nearest_topics(encode_namespace(namespace), vector, k))
         return [Scored(i, 1.0 - d) for i, _label, d in rows]
 
     async def topic_notes(
@@ -271,7 +274,7 @@ class Repository:
         result: dict[int, list[Scored]] = {t: [] for t in topic_ids}
         if not topic_ids:
             return result
-        rows = await self.session.execute(q.topic_notes(encode_namespace(namespace), topic_ids))
+        rows = await self._session.execute(q.topic_notes(encode_namespace(namespace), topic_ids))
         for topic_id, note_id, matches in rows:
             result[topic_id].append(Scored(note_id, float(matches)))
         return result
@@ -289,16 +292,16 @@ class Repository:
         ns = encode_namespace(namespace)
         cap, total_cap = fq.DOCUMENT_FREQUENCY_CAP, fq.NOTE_COUNT_CAP
         stats = list(
-            await self.session.execute(*fq.stored_lexeme_statistics(ns, query, cap, total_cap))
+            await self._session.execute(*fq.stored_lexeme_statistics(ns, query, cap, total_cap))
         )
         if not stats:
             stats = list(
-                await self.session.execute(*fq.lexeme_statistics(ns, query, cap, total_cap))
+                await self._session.execute(*fq.lexeme_statistics(ns, query, cap, total_cap))
             )
         weighted, candidates = fq.weigh_terms([tuple(row) for row in stats], cap)
         if not weighted:
             return []
-        rows = await self.session.execute(*fq.fulltext_notes(ns, weighted, k, candidates))
+        rows = await self._session.execute(*fq.fulltext_notes(ns, weighted, k, candidates))
         return [Scored(i, float(r)) for i, r in rows]
 
     async def refresh_fulltext_statistics(self, namespace: Sequence[str]) -> None:
@@ -309,22 +312,22 @@ class Repository:
         (held until the transaction ends): concurrent refreshes leave one set of counts.
         """
         ns = encode_namespace(namespace)
-        await self.session.execute(q.LOCK_TOPICS, {"ns": ns})
-        await self.session.execute(fq.clear_lexeme_stats(ns))
-        await self.session.execute(fq.insert_lexeme_stats(ns))
-        await self.session.execute(fq.upsert_namespace_stats(ns))
+        await self._session.execute(q.LOCK_TOPICS, {"ns": ns})
+        await self._session.execute(fq.clear_lexeme_stats(ns))
+        await self._session.execute(fq.insert_lexeme_stats(ns))
+        await self._session.execute(fq.upsert_namespace_stats(ns))
 
     async def notes_in_time_range(
         self, namespace: Sequence[str], start: datetime, end: datetime, k: int
     ) -> list[int]:
         """Active notes with event time in ``[start, end)``, oldest first."""
         stmt = cq.notes_in_time_range(encode_namespace(namespace), start, end, k)
-        return [i for i, _t in await self.session.execute(*stmt)]
+        return [i for i, _t in await self._session.execute(*stmt)]
 
     async def notes_since_topics(self, namespace: Sequence[str]) -> int:
         """Active notes written after the namespace's newest topic group."""
         stmt = q.notes_since_topics(encode_namespace(namespace))
-        return int(await self.session.scalar(stmt) or 0)
+        return int(await self._session.scalar(stmt) or 0)
 
     async def note_summaries(
         self, namespace: Sequence[str], note_ids: Sequence[int]
@@ -334,7 +337,7 @@ class Repository:
         """
         if not note_ids:
             return []
-        rows = await self.session.execute(*cq.note_summaries(encode_namespace(namespace), note_ids))
+        rows = await self._session.execute(*cq.note_summaries(encode_namespace(namespace), note_ids))
         by_id = {int(i): (int(i), c, list(k), t) for i, c, k, t in rows}
         return [by_id[i] for i in note_ids if i in by_id]
 
@@ -342,7 +345,7 @@ class Repository:
         """Note rows in the order of ``note_ids`` (missing ids are left out)."""
         if not note_ids:
             return []
-        rows = await self.session.scalars(q.notes_by_ids(encode_namespace(namespace), note_ids))
+        rows = await self._session.scalars(q.notes_by_ids(encode_namespace(namespace), note_ids))
         by_id = {n.id: n for n in rows}
         return [by_id[i] for i in note_ids if i in by_id]
 
@@ -353,7 +356,7 @@ class Repository:
         result: dict[int, list[Observation]] = {n: [] for n in note_ids}
         if not note_ids:
             return result
-        rows = await self.session.execute(q.sources_of_notes(encode_namespace(namespace), note_ids))
+        rows = await self._session.execute(q.sources_of_notes(encode_namespace(namespace), note_ids))
         for note_id, observation in rows:
             result[note_id].append(observation)
         return result
@@ -395,13 +398,13 @@ class Repository:
         )
         return [
             (i, c, list(kw), float(s), int(n))
-            for i, c, kw, s, n in await self.session.execute(*stmt)
+            for i, c, kw, s, n in await self._session.execute(*stmt)
         ]
 
     async def observation(self, namespace: Sequence[str], key: str) -> Observation | None:
         """The observation stored under ``key``, or ``None``."""
         stmt = q.observation_by_key(encode_namespace(namespace), key)
-        return (await self.session.scalars(stmt)).one_or_none()
+        return (await self._session.scalars(stmt)).one_or_none()
 
     async def add_edges(
         self, namespace: Sequence[str], source_id: int, links: Sequence[dict[str, Any]]
@@ -416,7 +419,7 @@ class Repository:
         if not links:
             return []
         stmt = cw.insert_active_edges(encode_namespace(namespace), source_id, links)
-        return [(int(i), int(t)) for i, t in await self.session.execute(*stmt)]
+        return [(int(i), int(t)) for i, t in await self._session.execute(*stmt)]
 
     async def append_lineages(
         self, namespace: Sequence[str], rows: Sequence[dict[str, Any]]
@@ -429,7 +432,7 @@ class Repository:
         if not rows:
             return []
         stmt = cw.insert_lineages(encode_namespace(namespace), rows)
-        return sorted(int(i) for i in (await self.session.execute(*stmt)).scalars())
+        return sorted(int(i) for i in (await self._session.execute(*stmt)).scalars())
 
     async def observation_hashes(
         self, namespace: Sequence[str], keys: Sequence[str]
@@ -437,7 +440,7 @@ class Repository:
         """Content hashes of the observations stored under ``keys`` (missing keys left out)."""
         if not keys:
             return {}
-        rows = await self.session.execute(
+        rows = await self._session.execute(
             select(Observation.key, Observation.content_hash).where(
                 Observation.namespace == encode_namespace(namespace),
                 Observation.key.in_(list(keys)),
