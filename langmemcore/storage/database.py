@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
-from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy import event, make_url, text
 from sqlalchemy.exc import (
     ArgumentError,
     DataError,
@@ -42,6 +42,7 @@ from langmemcore._errors import (
     InvalidInputError,
     MigrationRequiredError,
 )
+from langmemcore.storage._scripts import head_revision
 from langmemcore.storage.embedded import embedded_database_url, revive_embedded_server
 
 __all__ = ["Database", "resolve_database_url", "sync_url"]
@@ -247,10 +248,6 @@ class Database:
         finally:
             await connection.close()
 
-    def sync_engine(self) -> Engine:
-        """A new synchronous engine (for migrations and diagnostics); dispose after use."""
-        return create_engine(self.url, pool_pre_ping=True)
-
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:
         """One transaction: commits on success, rolls back on error.
@@ -304,8 +301,6 @@ class Database:
         Raises:
             MigrationRequiredError: If the schema is missing or behind head.
         """
-        from langmemcore.storage.migrations import head_revision
-
         revision = await self.schema_revision()
         head = head_revision()
         if revision != head:

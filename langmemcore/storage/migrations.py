@@ -1,7 +1,9 @@
 """Programmatic alembic: upgrade, downgrade, revisions. Nothing migrates on import.
 
 The migration scripts live in the top-level ``alembic/`` folder of the source tree and
-are shipped inside the wheel as ``langmemcore/_migrations``.
+are shipped inside the wheel as ``langmemcore/_migrations``; where they are found and their
+head revision come from :mod:`langmemcore.storage._scripts`, which the schema check of
+:class:`~langmemcore.storage.database.Database` shares.
 """
 
 from __future__ import annotations
@@ -9,17 +11,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import cache
-from pathlib import Path
 
-from alembic.config import Config
-from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from sqlalchemy import Connection, create_engine, pool, text
 from sqlalchemy.exc import OperationalError
 
 from alembic import command
-from langmemcore._errors import ConfigurationError, DatabaseUnavailableError, InvalidInputError
+from langmemcore._errors import DatabaseUnavailableError, InvalidInputError
+from langmemcore.storage._scripts import alembic_config, head_revision, script_location
 from langmemcore.storage.database import Database
 
 __all__ = [
@@ -34,34 +33,6 @@ __all__ = [
 MIGRATION_LOCK = 0x6C6D635F6D6967
 """Key of the advisory lock every schema change holds, so that processes migrating one
 database at once run the migrations one after the other (the later finds them done)."""
-
-
-def script_location() -> Path:
-    """The folder holding ``env.py`` and ``versions/``."""
-    package = Path(__file__).resolve().parent.parent
-    for candidate in (package / "_migrations", package.parent / "alembic"):
-        if (candidate / "env.py").is_file():
-            return candidate
-    raise ConfigurationError(f"langmemcore's migration scripts are missing near {package}")
-
-
-def alembic_config(url: str, *, dims: int | None = None) -> Config:
-    """An alembic ``Config`` for ``url`` (and the embedding dimensions of a new schema)."""
-    config = Config()
-    config.set_main_option("script_location", str(script_location()))
-    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
-    if dims is not None:
-        config.attributes["embedding_dims"] = dims
-    return config
-
-
-@cache
-def head_revision() -> str:
-    """The newest revision the code knows."""
-    head = ScriptDirectory.from_config(alembic_config("postgresql+psycopg://")).get_current_head()
-    if head is None:
-        raise ConfigurationError("langmemcore's migration scripts define no revision")
-    return head
 
 
 @contextmanager

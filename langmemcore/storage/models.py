@@ -50,7 +50,6 @@ __all__ = [
     "NoteSource",
     "Observation",
     "QueryLog",
-    "Setting",
     "Topic",
     "TopicKeyword",
     "decode_vector",
@@ -112,15 +111,6 @@ class Base(DeclarativeBase):
         dict[str, Any]: JSONB,
         datetime: DateTime(timezone=True),
     }
-
-
-class Setting(Base):
-    """Key/value settings fixed at setup time (e.g. ``embedding_dims``)."""
-
-    __tablename__ = "langmemcore_settings"
-
-    key: Mapped[str] = mapped_column(String(64), primary_key=True)
-    value: Mapped[str] = mapped_column(Text)
 
 
 class Observation(Base):

@@ -12,10 +12,8 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     DateTime,
-    Delete,
     Select,
     TextClause,
-    delete,
     func,
     literal,
     or_,
@@ -39,7 +37,6 @@ from langmemcore.storage.models import (
 __all__ = [
     "ACTIVE",
     "LOCK_TOPICS",
-    "delete_note_sources",
     "keyword_ids_by_name",
     "namespace_prefix_filter",
     "nearest_keywords",
@@ -161,13 +158,6 @@ def sources_of_notes(namespace: str, note_ids: Sequence[int]) -> Select:
             NoteSource.note_id.in_(list(note_ids)),
         )
         .order_by(NoteSource.note_id, Observation.event_time, Observation.id)
-    )
-
-
-def delete_note_sources(namespace: str, note_id: int) -> Delete:
-    """Remove every source link of one note."""
-    return delete(NoteSource).where(
-        NoteSource.namespace == namespace, NoteSource.note_id == note_id
     )
 
 
