@@ -4,6 +4,7 @@ Every list is a whitespace-separated string turned into a ``frozenset`` at impor
 lookups are O(1) and the module stays compact. Lists are lowercase and hand-curated for
 conversational English (chat turns, questions about them); they are deliberately small
 and conservative: a word missing from a list only degrades a heuristic, never crashes it.
+The exceptions to singularisation are in :mod:`langmemcore.text._plurals`.
 """
 
 from __future__ import annotations
@@ -273,49 +274,6 @@ PLACES = word_set(
     africa america americas antarctica"""
 )
 
-# Place and proper names ending in "s" that singularisation must leave alone.
-S_FINAL_NAMES = word_set(
-    """paris athens wales texas dallas vegas angeles netherlands philippines bahamas
-    maldives seychelles brussels honduras barbados cyprus mauritius illinois kansas
-    arkansas massachusetts memphis louis moines lagos aires americas indies andes alps
-    rockies james charles thomas nicholas douglas chris dennis lewis davis travis francis
-    curtis doris lois alexis phyllis otis elvis jarvis mavis morris harris willis ellis
-    jones williams adams evans collins roberts hughes brooks myers hayes sanders jenkins
-    simmons reyes torres flores agnes frances carlos luis jesus marcus"""
-)
-
-# Singularisation tables (see langmemcore.text.tokens.singularize).
-MEN_COMPOUNDS = word_set(
-    """firemen policemen businessmen businesswomen fishermen gentlemen sportsmen craftsmen
-    salesmen chairmen spokesmen freshmen snowmen cavemen congressmen repairmen policewomen
-    sportswomen"""
-)
-
-INVARIANT = word_set(
-    """news series species diabetes herpes rabies scabies measles mumps shingles clothes feces
-    sweepstakes headquarters crossroads whereabouts means odds pants jeans shorts leggings
-    tights trousers scissors binoculars thanks congrats regards outskirts premises belongings
-    surroundings savings earnings gas canvas atlas christmas alias bias pancreas whereas
-    overseas chaos kudos ethos pathos cosmos thermos tennis iris penis pelvis chassis trellis
-    debris clematis mantis metropolis does goes this his always perhaps sometimes besides
-    afterwards towards upwards downwards backwards nowadays lens yes"""
-)
-
-ES_STEMS = word_set(
-    """bus gas bonus virus campus status chorus circus genius focus cactus octopus walrus lotus
-    census corpus syllabus apparatus prospectus fetus sinus surplus plus minus thesaurus hiatus
-    consensus fungus hippopotamus platypus abacus asparagus canvas atlas alias bias iris"""
-)
-
-IE_NOUNS = word_set(
-    """movie cookie pie tie lie die brownie selfie zombie smoothie veggie rookie calorie hippie
-    auntie genie prairie hoodie goalie newbie freebie birdie foodie lingerie roomie techie
-    indie yuppie cutie sweetie barbie junkie groupie pixie collie budgie magpie bookie quickie
-    nightie beanie bowtie boogie aussie eerie belgie oldie goodie hottie bestie specie"""
-)
-
-OES_KEEP_E = word_set("""shoes toes canoes hoes oboes foes floes tiptoes mistletoes sloes roes""")
-
 # Irregular verb forms, "base:form,form" (regular -s / -ed / -ing forms are generated).
 IRREGULAR_VERBS = """be:am,is,are,was,were,been,being have:has,had,having do:does,did,done
     go:goes,went,gone make:made get:got,gotten take:took,taken say:said see:saw,seen
@@ -400,9 +358,3 @@ PLAIN_ADJECTIVES = word_set(
 )
 
 COPULAS = word_set("be been being is am are was were i'm you're we're they're he's she's it's")
-
-ICS_FIELDS = word_set(
-    """politics physics mathematics economics athletics gymnastics ethics aerobics acoustics
-    genetics linguistics logistics statistics electronics mechanics robotics analytics
-    aesthetics dynamics semantics phonetics optics ceramics olympics"""
-)

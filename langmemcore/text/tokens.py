@@ -20,16 +20,15 @@ import re
 from functools import lru_cache
 
 from langmemcore._validate import LIMITS
-from langmemcore.text._lexicon import (
+from langmemcore.text._lexicon import FILLERS, STOPWORDS
+from langmemcore.text._plurals import (
     ES_STEMS,
-    FILLERS,
     ICS_FIELDS,
     IE_NOUNS,
     INVARIANT,
     MEN_COMPOUNDS,
     OES_KEEP_E,
     S_FINAL_NAMES,
-    STOPWORDS,
 )
 
 __all__ = [
