@@ -71,6 +71,7 @@ def _common() -> _Parser:
 
 
 def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
+    """``demo``, ``ingest``, ``search``, ``stats`` and ``topics``."""
     demo = sub.add_parser(
         "demo",
         parents=[common],
@@ -107,6 +108,9 @@ def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     topics.add_argument("--evolve", action="store_true", help="recompute the topics first")
     topics.set_defaults(func=cmd_topics)
 
+
+def _eval_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
+    """``eval locomo`` and ``eval frontier``."""
     evaluation = sub.add_parser("eval", help="evaluate memory on a benchmark")
     benchmarks = evaluation.add_subparsers(dest="benchmark", required=True)
     locomo = benchmarks.add_parser(
@@ -169,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     doctor.set_defaults(func=cmd_doctor)
     _memory_commands(sub, common)
+    _eval_commands(sub, common)
     return parser
 
 
