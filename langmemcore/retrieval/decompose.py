@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from langchain_core.embeddings import Embeddings
@@ -30,6 +31,57 @@ PLAN_VECTORS = frozenset({"text", "topic", "keywords"})
 
 KeywordLookup = Callable[[Sequence[str]], Awaitable[Mapping[str, Sequence[float]]]]
 """Finds stored embeddings of keyword names (those it knows)."""
+
+
+async def _intent(
+    text: str, llm: BaseChatModel, retries: int, offline: tuple[str, tuple[str, ...]]
+) -> tuple[str, tuple[str, ...], bool]:
+    """The LLM's topic description and keywords, or ``offline`` (not described) when the
+    query-intent prompt fails.
+    """
+    try:
+        intent = await call_structured(
+            llm, render_query_intent_prompt(text), QueryIntent, retries=retries
+        )
+    except (LLMOutputError, LLMUnavailableError) as exc:
+        _log.warning("query-intent prompt failed, decomposing offline: %s", exc)
+        return *offline, False
+    keywords = tuple(dict.fromkeys(k for k in (normalize_keyword(w) for w in intent.keywords) if k))
+    return intent.topic_desc, keywords, True
+
+
+async def _vectors(
+    plan: QueryPlan,
+    embeddings: Embeddings,
+    vectors: Collection[str],
+    described: bool,
+    known: Mapping[str, Sequence[float]] | None,
+    lookup: KeywordLookup | None,
+) -> QueryPlan:
+    """``plan`` with the vectors in ``vectors``, embedded in one batch: the query text
+    (standing for an offline topic, which is only the query's content words), an LLM's
+    topic description, then keywords without a known or stored vector.
+    """
+    keywords = plan.keywords
+    found: dict[str, Sequence[float]] = {}
+    if "keywords" in vectors:
+        found = {k: v for k, v in (known or {}).items() if k in keywords}
+        missing = [k for k in keywords if k not in found]
+        if missing and lookup is not None:
+            found.update(await lookup(missing))
+    parts = ["text"] if "text" in vectors or ("topic" in vectors and not described) else []
+    parts += ["topic"] if "topic" in vectors and described else []
+    fresh = [k for k in keywords if "keywords" in vectors and k not in found]
+    batch = [*({"text": plan.text, "topic": plan.topic}[name] for name in parts), *fresh]
+    embedded = await embeddings.aembed_documents(batch) if batch else []
+    own = dict(zip(parts, embedded, strict=False))
+    found.update(zip(fresh, embedded[len(parts) :], strict=True))
+    return replace(
+        plan,
+        vector=tuple(own.get("text", ())),
+        topic_vector=tuple(own.get("topic", own.get("text", ()))) if "topic" in vectors else (),
+        keyword_vectors=tuple(tuple(found[k]) for k in keywords) if "keywords" in vectors else (),
+    )
 
 
 async def plan_query(
@@ -65,43 +117,19 @@ async def plan_query(
             keywords); then neither the text analysis nor the LLM extracts them.
     """
     analysis = analyze_query(text, reference)
-    topic, described = analysis.topic, False
     given = tuple(keywords) if keywords else None
-    keywords = given or analysis.keywords
+    topic, words, described = analysis.topic, given or analysis.keywords, False
     if llm is not None and given is None:
-        try:
-            intent = await call_structured(
-                llm, render_query_intent_prompt(text), QueryIntent, retries=retries
-            )
-            topic, described = intent.topic_desc, True
-            keywords = tuple(
-                dict.fromkeys(k for k in (normalize_keyword(w) for w in intent.keywords) if k)
-            )
-        except (LLMOutputError, LLMUnavailableError) as exc:
-            _log.warning("query-intent prompt failed, decomposing offline: %s", exc)
-    found: dict[str, Sequence[float]] = {}
-    if "keywords" in vectors:
-        found = {k: v for k, v in (known or {}).items() if k in keywords}
-        missing = [k for k in keywords if k not in found]
-        if missing and lookup is not None:
-            found.update(await lookup(missing))
-    # one batch: the query text (standing for an offline topic, which is only the query's
-    # content words), an LLM's topic description, then keywords without a known vector
-    parts = ["text"] if "text" in vectors or ("topic" in vectors and not described) else []
-    parts += ["topic"] if "topic" in vectors and described else []
-    fresh = [k for k in keywords if "keywords" in vectors and k not in found]
-    batch = [*({"text": text, "topic": topic}[name] for name in parts), *fresh]
-    embedded = await embeddings.aembed_documents(batch) if batch else []
-    own = dict(zip(parts, embedded, strict=False))
-    found.update(zip(fresh, embedded[len(parts) :], strict=True))
-    return QueryPlan(
+        topic, words, described = await _intent(text, llm, retries, (topic, words))
+    plan = QueryPlan(
         text=text,
         topic=topic,
-        keywords=keywords,
+        keywords=words,
         entities=analysis.entities,
         times=analysis.times,
-        vector=tuple(own.get("text", ())),
-        topic_vector=tuple(own.get("topic", own.get("text", ()))) if "topic" in vectors else (),
-        keyword_vectors=tuple(tuple(found[k]) for k in keywords) if "keywords" in vectors else (),
+        vector=(),
+        topic_vector=(),
+        keyword_vectors=(),
         round=round,
     )
+    return await _vectors(plan, embeddings, vectors, described, known, lookup)

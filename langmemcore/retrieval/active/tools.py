@@ -1,10 +1,4 @@
-"""MRAgent's active retrieval: an LLM agent walks the cue-tag-content graph with tools.
-
-Each step is one model call; every tool call the model makes in it is executed and answered
-with a ``ToolMessage``. The agent stops when the model replies without tool calls (its own
-sufficiency decision), when the step budget is spent, or when the model endpoint fails
-(what was gathered is returned). Works with any ``BaseChatModel`` that supports
-``bind_tools``.
+"""MRAgent's traversal tools: six LangChain tools over the cue-tag-content graph.
 
 The tools (:func:`build_traversal_tools`) are ordinary LangChain tools bound to one
 namespace, so they can also be given to another agent (e.g. ``create_react_agent``). Each
@@ -14,92 +8,28 @@ returns compact JSON text and, as its artifact, the ids of the notes whose conte
 from __future__ import annotations
 
 import json
-import logging
-import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field, ValidationError
 
-from langmemcore._errors import ConfigurationError, InvalidInputError, NotFoundError
+from langmemcore._errors import InvalidInputError, NotFoundError
 from langmemcore._namespace import validate_namespace
-from langmemcore.prompts.active import render_active_prompt
 from langmemcore.retrieval import traversal as tr
 from langmemcore.storage.database import Database
 from langmemcore.storage.queries import ACTIVE
 from langmemcore.storage.repository import Repository
 
-__all__ = [
-    "MAX_CALLS_PER_STEP",
-    "ActiveResult",
-    "TraversalStep",
-    "active_search",
-    "build_traversal_tools",
-    "cited_note_ids",
-    "rank_evidence",
-]
-
-MAX_CALLS_PER_STEP = 8
-"""Tool calls executed per step at most; further calls in the same step get an error."""
+__all__ = ["MAX_CONTEXT_CHARS", "build_traversal_tools"]
 
 MAX_CONTEXT_CHARS = 600
 """A note's text is cut to this many characters in tool output."""
 
-StoppedBy = Literal["model", "budget", "error"]
-
-_log = logging.getLogger("langmemcore.retrieval")
-_CITATION = re.compile(
-    r"\[\s*notes?\s*#?\s*(\d+(?:\s*(?:,|;|and)\s*(?:notes?\s*)?#?\s*\d+)*)\s*\]", re.IGNORECASE
-)
 ToolOutput = tuple[str, tuple[int, ...]]
-
-
-@dataclass(frozen=True)
-class TraversalStep:
-    """One tool call the agent made.
-
-    Attributes:
-        tool: The tool's name.
-        args: The arguments as the model gave them.
-        note_ids: Notes whose content the call showed, in its order.
-        error: The error text the model got instead of a result, if the call failed.
-    """
-
-    tool: str
-    args: dict[str, Any]
-    note_ids: tuple[int, ...]
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class ActiveResult:
-    """What an active search gathered.
-
-    Attributes:
-        note_ids: The evidence: notes shown by the tools, deduplicated, in order of
-            discovery, except that notes the final answer cites as ``[note 12]`` come first
-            (in citation order); at most ``max_notes``.
-        path: Every tool call, in order.
-        stopped_by: ``"model"`` (it answered), ``"budget"`` (steps spent) or ``"error"``
-            (the model endpoint failed).
-        steps: Model calls made.
-        answer: The model's final text (empty unless it stopped by itself).
-        error: What went wrong when ``stopped_by == "error"``.
-    """
-
-    note_ids: tuple[int, ...]
-    path: tuple[TraversalStep, ...]
-    stopped_by: StoppedBy
-    steps: int
-    answer: str = ""
-    error: str | None = None
 
 
 class _FindKeywords(BaseModel):
@@ -306,142 +236,3 @@ def build_traversal_tools(
         )
         for name, schema, description in _TOOLS
     ]
-
-
-def cited_note_ids(text: str) -> list[int]:
-    """Note ids cited as ``[note 12]`` (also ``[note 3, note 4]``, ``[notes 3, 4]``), in
-    order of first citation.
-    """
-    found = (int(n) for m in _CITATION.finditer(text) for n in re.findall(r"\d+", m.group(1)))
-    return list(dict.fromkeys(found))
-
-
-def rank_evidence(
-    discovered: Sequence[int], cited: Sequence[int], max_notes: int
-) -> tuple[int, ...]:
-    """Deduplicate ``discovered``, put the ids in ``cited`` first (citation order; ids never
-    discovered are ignored), and keep ``max_notes``.
-    """
-    found = list(dict.fromkeys(discovered))
-    known = set(found)
-    first = [i for i in dict.fromkeys(cited) if i in known]
-    chosen = set(first)
-    return tuple([*first, *(i for i in found if i not in chosen)][:max_notes])
-
-
-def _call_id(call_id: str | None, step: int, index: int) -> str:
-    return call_id or f"call_{step}_{index}"
-
-
-async def _execute(
-    tools: dict[str, BaseTool], calls: Sequence[dict[str, Any]], step: int
-) -> tuple[list[ToolMessage], list[TraversalStep]]:
-    """Run a step's tool calls in order; failures become error texts for the model."""
-    messages: list[ToolMessage] = []
-    path: list[TraversalStep] = []
-    for index, call in enumerate(calls):
-        name, args = str(call.get("name")), call.get("args")
-        call_id = _call_id(call.get("id"), step, index)
-        error: str | None = None
-        if "error" in call or not isinstance(args, dict):
-            error = (
-                f"error: the arguments of {name} are not valid JSON: {call.get('error') or args}"
-            )
-        elif name not in tools:
-            error = f"error: unknown tool {name!r}; the tools are {', '.join(tools)}"
-        elif index >= MAX_CALLS_PER_STEP:
-            error = f"error: at most {MAX_CALLS_PER_STEP} tool calls run per step; call it again"
-        if error is not None:
-            messages.append(ToolMessage(error, tool_call_id=call_id, name=name, status="error"))
-            path.append(TraversalStep(name, _args(args), (), error))
-            continue
-        reply = await tools[name].ainvoke(
-            {"type": "tool_call", "name": name, "args": args, "id": call_id}
-        )
-        assert isinstance(reply, ToolMessage)
-        shown = tuple(reply.artifact or ()) if reply.status == "success" else ()
-        failed = str(reply.content) if reply.status == "error" else None
-        messages.append(reply)
-        path.append(TraversalStep(name, dict(args or {}), shown, failed))
-    return messages, path
-
-
-def _args(args: object) -> dict[str, Any]:
-    return dict(args) if isinstance(args, dict) else {"arguments": args}
-
-
-async def active_search(
-    database: Database,
-    embeddings: Embeddings,
-    llm: BaseChatModel,
-    namespace: Sequence[str],
-    query: str,
-    *,
-    step_budget: int = 6,
-    max_notes: int = 20,
-) -> ActiveResult:
-    """Answer ``query`` by letting ``llm`` traverse the namespace's memory.
-
-    Args:
-        database: The memory's database.
-        embeddings: The embedder the memory was built with.
-        llm: A chat model supporting tool calling (``bind_tools``).
-        namespace: The namespace to search (nothing outside it is ever shown).
-        query: The question.
-        step_budget: Model calls allowed (each may hold several tool calls).
-        max_notes: Evidence notes returned at most.
-
-    Returns:
-        The evidence, the path taken and why the agent stopped. A failing model endpoint
-        does not raise: what was gathered comes back with ``stopped_by="error"``.
-
-    Raises:
-        InvalidInputError: Empty query, or a budget or ``max_notes`` below 1.
-        InvalidNamespaceError: The namespace is invalid.
-        ConfigurationError: The model does not support tool calling.
-        DatabaseUnavailableError: The database went away during a tool call.
-    """
-    ns = validate_namespace(namespace)
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidInputError("the query is empty")
-    if step_budget < 1 or max_notes < 1:
-        raise InvalidInputError("step_budget and max_notes must be at least 1")
-    tools = build_traversal_tools(database, embeddings, ns)
-    try:
-        model = llm.bind_tools(tools)
-    except NotImplementedError as exc:
-        raise ConfigurationError(
-            f"{type(llm).__name__} does not support tool calling (bind_tools)"
-        ) from exc
-    by_name = {t.name: t for t in tools}
-    messages: list[BaseMessage] = [
-        SystemMessage(render_active_prompt(step_budget)),
-        HumanMessage(query),
-    ]
-    path: list[TraversalStep] = []
-
-    def result(stopped_by: StoppedBy, answer: str = "", error: str | None = None) -> ActiveResult:
-        discovered = [i for step in path for i in step.note_ids]
-        ids = rank_evidence(discovered, cited_note_ids(answer), max_notes)
-        return ActiveResult(ids, tuple(path), stopped_by, steps, answer, error)
-
-    steps = 0
-    while steps < step_budget:
-        try:
-            reply = await model.ainvoke(messages)
-        except Exception as exc:  # provider errors have no common base class
-            _log.warning("active search: the model call failed at step %d: %s", steps + 1, exc)
-            return result("error", error=f"the language model call failed: {exc}")
-        steps += 1
-        messages.append(reply)
-        calls: list[dict[str, Any]] = []
-        if isinstance(reply, AIMessage):
-            calls = [dict(c) for c in reply.tool_calls] + [
-                dict(c) for c in reply.invalid_tool_calls
-            ]
-        if not calls:
-            return result("model", answer=reply.text)
-        answers, taken = await _execute(by_name, calls, steps)
-        messages.extend(answers)
-        path.extend(taken)
-    return result("budget")
