@@ -38,6 +38,7 @@ from langmemcore.formal.api import FormalMemory, SearchResults
 from langmemcore.formal.config import FormalConfig
 from langmemcore.prompts import LLMUsage, configure_model, track_usage
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
+from langmemcore.retrieval.active import SearchMode, active_notes, check_mode
 from langmemcore.storage.database import Database
 from langmemcore.storage.migrations import ensure_schema
 from langmemcore.storage.records import content_hash, ensure_same_content
@@ -419,8 +420,11 @@ class Memory(FormalMemory):
         token_budget: int | None = None,
         config: RetrievalConfig | None = None,
         min_confidence: float | None = None,
+        mode: SearchMode = "passive",
     ) -> SearchResults:
-        """Find the evidence for ``query``: decompose -> channels -> fuse -> refine -> pack.
+        """Find the evidence for ``query``: decompose -> channels -> fuse -> refine -> pack,
+        or with ``mode="active"`` MRAgent's traversal agent, driven by the memory's ``llm``
+        (see :func:`~langmemcore.retrieval.active.active_notes`).
 
         The search is written to the query log (its id is ``SearchResults.query_id``; pass
         it to :meth:`afeedback` once the answer is judged).
@@ -433,14 +437,22 @@ class Memory(FormalMemory):
             config: Retrieval settings for this call (default: the memory's).
             min_confidence: Leave out notes whose confidence ``tau`` is below this, before
                 the cut at ``k``.
+            mode: ``"passive"`` (the retrieval graph) or ``"active"`` (the traversal agent).
 
         Returns:
             Notes in rank order with their sources, channels and scores (a list).
+
+        Raises:
+            ConfigurationError: ``mode="active"`` without a tool-calling ``llm``.
         """
         ns = validate_namespace(namespace)
         check_search(query, k, token_budget, min_confidence)
         settings = config or self.retrieval
         context = RetrievalContext(self.database, self.embeddings, settings, self.llm)
+        if check_mode(mode) == "active":
+            with track_usage() as usage:
+                found = await active_notes(context, ns, query, k, token_budget, min_confidence)
+            return await self._log_search(ns, query, found, usage)
         with track_usage() as usage:
             state = await self._retrieval_graph.ainvoke(
                 {

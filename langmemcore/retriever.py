@@ -27,6 +27,7 @@ from langmemcore._validate import LIMITS, check_k, check_score
 from langmemcore.formal.api import SearchResults
 from langmemcore.memory import Memory
 from langmemcore.retrieval import RetrievedNote
+from langmemcore.retrieval.active import SearchMode
 
 __all__ = ["MemoryRetriever", "note_document"]
 
@@ -78,6 +79,11 @@ class MemoryRetriever(BaseRetriever):
             retriever = MemoryRetriever(memory=memory, namespace=("users", "alice"), k=5)
             docs = retriever.invoke("Where does Alice live?")
             fewer = retriever.invoke("Where does Alice live?", k=2)
+            chat = ChatOpenAI(model="gpt-4o-mini")  # any chat model with tool calling
+            walker = MemoryRetriever(
+                memory=Memory.open(llm=chat), namespace=("users", "alice"), mode="active"
+            )
+            traversed = walker.invoke("Where does Alice live?")
     """
 
     memory: Memory
@@ -98,6 +104,10 @@ class MemoryRetriever(BaseRetriever):
 
     min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     """Leave out notes whose confidence ``tau`` is below this (``None``: keep all)."""
+
+    mode: SearchMode = "passive"
+    """``"passive"`` (the retrieval graph) or ``"active"`` (MRAgent's traversal agent, driven
+    by the memory's tool-calling ``llm``; without one a search raises ``ConfigurationError``)."""
 
     def __init__(self, **data: Any) -> None:
         """Check the fields with langmemcore's errors (pydantic's, reworded, for the rest).
@@ -131,6 +141,7 @@ class MemoryRetriever(BaseRetriever):
             k=self._limit(k),
             token_budget=self.token_budget,
             min_confidence=self.min_confidence,
+            mode=self.mode,
         )
         return self._documents(notes, min_score)
 
@@ -155,6 +166,7 @@ class MemoryRetriever(BaseRetriever):
 
         Raises:
             InvalidInputError: If the query is empty or ``k`` is not a positive integer.
+            ConfigurationError: Active mode on a memory without a tool-calling model.
         """
         return await self._search(query, k, min_score)
 

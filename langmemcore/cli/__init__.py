@@ -1,7 +1,8 @@
 """The langmemcore command line: a thin layer over the library.
 
 demo runs the main job with zero configuration; ingest, search, stats and topics work on
-any namespace; migrate, downgrade and doctor look after the schema and the set-up;
+any namespace (search --active --llm openai:MODEL lets a tool-calling model walk memory);
+migrate, downgrade and doctor look after the schema and the set-up;
 eval locomo measures evidence recall and eval frontier the utility-capacity frontier.
 
 Every mistake of the user (a missing or malformed file, an unreachable database, a bad
@@ -93,11 +94,7 @@ def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     )
     ingest.set_defaults(func=cmd_ingest)
 
-    search = sub.add_parser("search", parents=[common], help="print the evidence for a query")
-    search.add_argument("query")
-    search.add_argument("--namespace", required=True, help="e.g. users.alice")
-    search.add_argument("--k", type=positive_int, default=5, help="notes returned at most")
-    search.set_defaults(func=cmd_search)
+    _search_command(sub, common)
 
     stats = sub.add_parser("stats", parents=[common], help="count what memory holds")
     stats.add_argument("--namespace", default=None, help="only this namespace and those below")
@@ -107,6 +104,26 @@ def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     topics.add_argument("--namespace", required=True, help="e.g. users.alice")
     topics.add_argument("--evolve", action="store_true", help="recompute the topics first")
     topics.set_defaults(func=cmd_topics)
+
+
+def _search_command(sub: argparse._SubParsersAction, common: _Parser) -> None:
+    """``search``, passive or ``--active`` (with the ``--llm`` model)."""
+    search = sub.add_parser("search", parents=[common], help="print the evidence for a query")
+    search.add_argument("query")
+    search.add_argument("--namespace", required=True, help="e.g. users.alice")
+    search.add_argument("--k", type=positive_int, default=5, help="notes returned at most")
+    search.add_argument(
+        "--active",
+        action="store_true",
+        help="MRAgent's active mode: the --llm model walks cue -> tag -> content with tools",
+    )
+    search.add_argument(
+        "--llm",
+        default=None,
+        help="'provider:model' chat model, e.g. openai:gpt-4o (OpenAI-compatible endpoints "
+        "via OPENAI_BASE_URL); needed by --active",
+    )
+    search.set_defaults(func=cmd_search)
 
 
 def _eval_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:

@@ -31,6 +31,11 @@ def _wrapped(first: str, text: str, indent: str, width: int) -> list[str]:
     ) or [first.rstrip()]
 
 
+def _channel_order(channel: str) -> tuple[int, str]:
+    """The retrieval graph's channels in their reported order, others (``active``) after."""
+    return (CHANNELS.index(channel) if channel in CHANNELS else len(CHANNELS), channel)
+
+
 def evidence_lines(notes: Sequence[RetrievedNote], *, width: int = 100) -> list[str]:
     """Each note with its score, channels (with the note's rank there), topic and sources.
 
@@ -41,7 +46,7 @@ def evidence_lines(notes: Sequence[RetrievedNote], *, width: int = 100) -> list[
     lines: list[str] = []
     for rank, note in enumerate(notes, 1):
         lines.extend(_wrapped(f"  {rank}. ", note.context, "     ", width))
-        order = sorted(note.channels, key=lambda c: (CHANNELS.index(c), c))
+        order = sorted(note.channels, key=_channel_order)
         channels = ", ".join(f"{c} #{note.channels[c]}" for c in order) or "-"
         lines.append(f"     score {note.score:.4f} | channels: {channels}")
         if note.topic:

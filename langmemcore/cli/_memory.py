@@ -11,10 +11,15 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from langmemcore._errors import InvalidInputError, LangMemCoreError
+from langchain_core.language_models import BaseChatModel
+
+from langmemcore._errors import ConfigurationError, InvalidInputError, LangMemCoreError
 from langmemcore._namespace import decode_namespace, validate_namespace
 from langmemcore.cli._format import evidence_lines, stats_lines, topic_lines
+from langmemcore.cli._llm import ACTIVE_NEEDS_LLM, chat_model
+from langmemcore.formal.api import SearchResults
 from langmemcore.memory import Memory
+from langmemcore.retrieval.active import SearchMode
 from langmemcore.storage.database import Database
 from langmemcore.storage.migrations import head_revision, upgrade
 from langmemcore.storage.stats import list_topics, memory_stats
@@ -62,11 +67,17 @@ def read_file(loader: Callable[[str], T], path: str) -> T:
         raise InvalidInputError(f"{path}: not a LoCoMo file ({exc})") from exc
 
 
-def _with_memory(args: argparse.Namespace, job: Callable[[Memory], Awaitable[T]]) -> T:
-    """Open memory, run ``job`` on it and close the connections, in one event loop."""
+def _with_memory(
+    args: argparse.Namespace,
+    job: Callable[[Memory], Awaitable[T]],
+    llm: BaseChatModel | None = None,
+) -> T:
+    """Open memory (with ``llm``, if given), run ``job`` on it and close the connections, in
+    one event loop.
+    """
 
     async def run() -> T:
-        memory = await Memory.aopen(args.url, embeddings=args.embeddings)
+        memory = await Memory.aopen(args.url, embeddings=args.embeddings, llm=llm)
         try:
             return await job(memory)
         finally:
@@ -154,9 +165,21 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    """Print the evidence for a query."""
+    """Print the evidence for a query (``--active``: found by the ``--llm`` model's traversal).
+
+    Raises:
+        ConfigurationError: ``--active`` without ``--llm``, or an unusable ``--llm``.
+    """
     namespace = parse_namespace(args.namespace)
-    notes = _with_memory(args, lambda memory: memory.asearch(namespace, args.query, k=args.k))
+    if args.active and not args.llm:
+        raise ConfigurationError(ACTIVE_NEEDS_LLM)
+    llm = chat_model(args.llm) if args.llm else None
+    mode: SearchMode = "active" if args.active else "passive"
+
+    def search(memory: Memory) -> Awaitable[SearchResults]:
+        return memory.asearch(namespace, args.query, k=args.k, mode=mode)
+
+    notes = _with_memory(args, search, llm)
     print(f"Q: {args.query}")
     print("\n".join(evidence_lines(notes)))
     return 0

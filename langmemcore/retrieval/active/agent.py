@@ -122,7 +122,7 @@ def bind_traversal_tools(llm: BaseChatModel, tools: Sequence[BaseTool]) -> ToolM
     except NotImplementedError as exc:
         raise ConfigurationError(
             f"{type(llm).__name__} does not support tool calling (bind_tools); active search "
-            "needs a chat model that does (e.g. ChatOpenAI)"
+            "needs llm= a chat model that does (e.g. ChatOpenAI)"
         ) from exc
 
 
