@@ -4,7 +4,7 @@ It follows the paper's account (cue -> tag -> content traversal, forward and rev
 routing on tags before reading contents, episodic / semantic / abstraction layers, the agent
 deciding itself when the evidence suffices) and the official implementation's agent prompt
 (gather and verify before answering, several tool calls per round, never repeat a
-key-tag combination). The tools are those of :mod:`langmemcore.retrieval.active`.
+key-tag combination). The tools are those of :mod:`langmemcore.retrieval.active.tools`.
 """
 
 from __future__ import annotations
