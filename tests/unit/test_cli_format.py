@@ -74,3 +74,17 @@ def test_help_is_plain_text(argv: list[str], capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out
     assert out.startswith("usage: langmemcore")
     assert "``" not in out and ":func:" not in out and ":class:" not in out
+
+
+def test_the_active_channel_is_printed_after_the_graphs_channels() -> None:
+    note = RetrievedNote(7, "Max is a puppy.", 1.0, {"active": 1, "vector": 3}, (), None, ())
+    assert "     score 1.0000 | channels: vector #3, active #1" in evidence_lines([note])
+
+
+def test_search_active_options_parse() -> None:
+    args = build_parser().parse_args(
+        ["search", "q", "--namespace", "a.b", "--active", "--llm", "openai:m"]
+    )
+    assert (args.active, args.llm) == (True, "openai:m")
+    passive = build_parser().parse_args(["search", "q", "--namespace", "a.b"])
+    assert (passive.active, passive.llm) == (False, None)
