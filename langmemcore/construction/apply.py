@@ -11,14 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
-
-from langmemcore._namespace import encode_namespace
 from langmemcore.construction.gate import Decision, NoteDraft
 from langmemcore.construction.ingest import ObservationIn
-from langmemcore.storage.append_queries import append_observation
-from langmemcore.storage.construction_queries import LOCK_NAMESPACE
-from langmemcore.storage.models import Note, NoteSource
+from langmemcore.storage.models import Note
+from langmemcore.storage.notes import NoteContent
 from langmemcore.storage.records import checked_observation
 from langmemcore.storage.repository import Repository
 
@@ -65,10 +61,10 @@ class MergePlan:
 
 async def lock_namespace(repo: Repository, namespace: Sequence[str]) -> None:
     """Serialise construction within a namespace until the transaction ends."""
-    await repo.session.execute(LOCK_NAMESPACE, {"ns": ".".join(namespace)})
+    await repo.lock_construction(namespace)
 
 
-def note_snapshot(note: Note, source_ids: Sequence[int]) -> dict[str, Any]:
+def note_snapshot(note: NoteContent, source_ids: Sequence[int]) -> dict[str, Any]:
     """A note's restorable state, as JSON for the lineage log."""
     return {
         "context": note.context,
@@ -93,15 +89,6 @@ def draft_snapshot(draft: NoteDraft) -> dict[str, Any]:
     }
 
 
-async def _source_ids(repo: Repository, ns: str, note_id: int) -> list[int]:
-    rows = await repo.session.scalars(
-        select(NoteSource.observation_id).where(
-            NoteSource.namespace == ns, NoteSource.note_id == note_id
-        )
-    )
-    return list(rows)
-
-
 async def _merge_target(
     repo: Repository, namespace: Sequence[str], plan: MergePlan, max_sources: int
 ) -> tuple[Note, list[int]] | None:
@@ -109,13 +96,12 @@ async def _merge_target(
     an active note of the namespace, its context is the one the plan was built on, and it
     takes another source.
     """
-    ns = ".".join(namespace)
-    note = await repo.session.get(Note, plan.target, with_for_update=True)
-    if note is None or note.namespace != ns or note.status != "active":
+    note = await repo.lock_note(namespace, plan.target)
+    if note is None or note.status != "active":
         return None
     if note.context != plan.expected_context:
         return None
-    sources = await _source_ids(repo, ns, note.id)
+    sources = await repo.source_ids_of(namespace, note.id)
     return None if len(sources) >= max_sources else (note, sources)
 
 
@@ -130,19 +116,25 @@ async def _merge_into(
 ) -> int:
     """Merge the draft into the target note; returns the merge's lineage id."""
     note, sources = target
-    before = note_snapshot(note, sources)
-    note.context = plan.context
-    note.embedding = list(plan.embedding)
-    note.keywords = list(dict.fromkeys([*note.keywords, *draft.keywords]))
+    current = NoteContent.of(note)
+    event_time = current.event_time
+    if draft.event_time and (event_time is None or draft.event_time < event_time):
+        event_time = draft.event_time
+    speakers = current.speakers
     if draft.speaker:
-        note.speakers = sorted({*note.speakers, draft.speaker.lower()})
-    if draft.event_time and (note.event_time is None or draft.event_time < note.event_time):
-        note.event_time = draft.event_time
-    note.updated_at = func.now()
-    ns = ".".join(namespace)
-    repo.session.add(NoteSource(namespace=ns, note_id=note.id, observation_id=observation_id))
-    await repo.session.flush()
-    after = note_snapshot(note, [*sources, observation_id])
+        speakers = sorted({*speakers, draft.speaker.lower()})
+    merged = NoteContent(
+        plan.context,
+        list(plan.embedding),
+        list(dict.fromkeys([*current.keywords, *draft.keywords])),
+        speakers,
+        event_time,
+        current.confidence,
+    )
+    await repo.rewrite_note(namespace, note.id, merged)
+    await repo.add_note_source(namespace, note.id, observation_id)
+    before = note_snapshot(current, sources)
+    after = note_snapshot(merged, [*sources, observation_id])
     return await repo.append_lineage(
         namespace,
         "merge",
@@ -165,11 +157,11 @@ async def _append(
     reason: str,
 ) -> ApplyResult:
     """Store the observation and append its note with its links and lineage, in one
-    statement (see :mod:`~langmemcore.storage.append_queries`).
+    statement (see :mod:`~langmemcore.storage.notes.append_queries`).
     """
     digest = checked_observation(observation.key, observation.text, max_chars=max_chars)
-    stmt = append_observation(
-        encode_namespace(namespace),
+    appended = await repo.append_observation(
+        namespace,
         observation={
             "key": observation.key,
             "content": observation.text,
@@ -191,18 +183,17 @@ async def _append(
         links=[_link_row(link) for link in links],
         reason=reason,
     )
-    row = (await repo.session.execute(*stmt)).first()
-    if row is None:
+    if appended is None:
         record = await repo.insert_observation(
             namespace, observation.key, observation.text, max_chars=max_chars
         )
         return ApplyResult("unchanged", record.id, None, (), (), "already ingested")
     return ApplyResult(
         "append",
-        row.observation_id,
-        row.note_id,
-        tuple(row.edge_ids),
-        tuple(row.lineage_ids),
+        appended.observation_id,
+        appended.note_id,
+        appended.edge_ids,
+        appended.lineage_ids,
         reason,
     )
 
@@ -215,6 +206,62 @@ def _link_row(link: Decision) -> dict[str, Any]:
         "tag": link.tag,
         "reason": link.reason,
     }
+
+
+async def _merge(
+    repo: Repository,
+    namespace: Sequence[str],
+    observation: ObservationIn,
+    draft: NoteDraft,
+    planned: tuple[tuple[Note, list[int]], MergePlan],
+    links: Sequence[Decision],
+    keyword_vectors: dict[str, list[float]],
+    max_chars: int,
+    reason: str,
+) -> ApplyResult:
+    """Store the observation, merge its draft into the (checked) target and write the
+    links from it, each with its lineage row.
+    """
+    record = await repo.insert_observation(
+        namespace,
+        observation.key,
+        observation.text,
+        speaker=observation.speaker,
+        event_time=observation.event_time,
+        metadata=observation.metadata,
+        max_chars=max_chars,
+    )
+    if not record.created:
+        return ApplyResult("unchanged", record.id, None, (), (), "already ingested")
+    keyword_ids = await repo.upsert_keywords(
+        namespace, [(k, keyword_vectors[k]) for k in draft.keywords]
+    )
+    target, plan = planned
+    note_id = target[0].id
+    lineage_ids = [await _merge_into(repo, namespace, target, plan, draft, record.id, reason)]
+    await repo.attach_keywords(namespace, note_id, list(keyword_ids.values()))
+    edges = await repo.add_edges(namespace, note_id, [_link_row(link) for link in links])
+    by_target = {link.note_id: link for link in links}
+    lineage_rows = [
+        {
+            "operation": "link",
+            "observation_id": record.id,
+            "note_id": note_id,
+            "after": {
+                "edge_id": edge_id,
+                "target_id": target_id,
+                "relation": by_target[target_id].relation,
+                "strength": by_target[target_id].strength,
+                "tag": by_target[target_id].tag,
+            },
+            "reason": by_target[target_id].reason,
+        }
+        for edge_id, target_id in edges
+    ]
+    lineage_ids.extend(await repo.append_lineages(namespace, lineage_rows))
+    return ApplyResult(
+        "merge", record.id, note_id, tuple(e for e, _t in edges), tuple(lineage_ids), reason
+    )
 
 
 async def apply_observation(
@@ -253,42 +300,14 @@ async def apply_observation(
         return await _append(
             repo, namespace, observation, draft, links, keyword_vectors, max_chars, reason
         )
-    record = await repo.insert_observation(
+    return await _merge(
+        repo,
         namespace,
-        observation.key,
-        observation.text,
-        speaker=observation.speaker,
-        event_time=observation.event_time,
-        metadata=observation.metadata,
-        max_chars=max_chars,
-    )
-    if not record.created:
-        return ApplyResult("unchanged", record.id, None, (), (), "already ingested")
-    keyword_ids = await repo.upsert_keywords(
-        namespace, [(k, keyword_vectors[k]) for k in draft.keywords]
-    )
-    note_id = target[0].id
-    lineage_ids = [await _merge_into(repo, namespace, target, merge, draft, record.id, reason)]
-    await repo.attach_keywords(namespace, note_id, list(keyword_ids.values()))
-    by_target = {link.note_id: link for link in links}
-    edges = await repo.add_edges(namespace, note_id, [_link_row(link) for link in links])
-    lineage_rows = [
-        {
-            "operation": "link",
-            "observation_id": record.id,
-            "note_id": note_id,
-            "after": {
-                "edge_id": edge_id,
-                "target_id": target_id,
-                "relation": by_target[target_id].relation,
-                "strength": by_target[target_id].strength,
-                "tag": by_target[target_id].tag,
-            },
-            "reason": by_target[target_id].reason,
-        }
-        for edge_id, target_id in edges
-    ]
-    lineage_ids.extend(await repo.append_lineages(namespace, lineage_rows))
-    return ApplyResult(
-        "merge", record.id, note_id, tuple(e for e, _t in edges), tuple(lineage_ids), reason
+        observation,
+        draft,
+        (target, merge),
+        links,
+        keyword_vectors,
+        max_chars,
+        reason,
     )

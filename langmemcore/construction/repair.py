@@ -17,7 +17,7 @@ topic keywords for):
   still in force wrote the same edge; keywords no note carries any more are deleted, and
   so are topics left without keywords;
 - every lineage row in force of the observation, of a deleted note, or whose link names a
-  removed edge is marked undone (see :mod:`~langmemcore.storage.lineage_queries`), and a
+  removed edge is marked undone (see :mod:`~langmemcore.storage.notes.lineage_queries`), and a
   ``forget`` row records what happened.
 """
 
@@ -27,24 +27,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from langchain_core.embeddings import Embeddings
-from sqlalchemy import delete, exists, func, select, update
 
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction.apply import lock_namespace, note_snapshot
 from langmemcore.construction.gate import merge_contexts
 from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
-from langmemcore.storage import lineage_queries as lq
-from langmemcore.storage.models import (
-    Keyword,
-    Lineage,
-    Note,
-    NoteKeyword,
-    NoteSource,
-    Observation,
-    Topic,
-    TopicKeyword,
-)
-from langmemcore.storage.queries import LOCK_TOPICS
+from langmemcore.storage.models import Note, Observation
+from langmemcore.storage.notes import NoteContent
 from langmemcore.storage.repository import Repository
 
 __all__ = ["RepairReport", "forget_observation"]
@@ -79,8 +68,7 @@ async def _rederive(
     keywords: KeywordEmbedder,
     config: ConstructionConfig,
 ) -> None:
-    ns = ".".join(namespace)
-    before = note_snapshot(note, [s.id for s in sources])
+    before = note_snapshot(NoteContent.of(note), [s.id for s in sources])
     drafts = await make_drafts(
         [ObservationIn(s.key, s.content, s.speaker, s.event_time, dict(s.meta)) for s in sources],
         embeddings,
@@ -94,82 +82,41 @@ async def _rederive(
     )
     names = list(dict.fromkeys(k for d in drafts for k in d.keywords))
     times = [d.event_time for d in drafts if d.event_time is not None]
-    note.context = context
-    note.embedding = embedding
-    note.keywords = names
-    note.speakers = sorted({d.speaker.lower() for d in drafts if d.speaker})
-    note.event_time = min(times) if times else None
-    note.updated_at = func.now()
+    rederived = NoteContent(
+        context,
+        embedding,
+        names,
+        sorted({d.speaker.lower() for d in drafts if d.speaker}),
+        min(times) if times else None,
+        note.confidence,
+    )
+    await repo.rewrite_note(namespace, note.id, rederived)
     vectors = await keywords.vectors(names)
     ids = await repo.upsert_keywords(namespace, [(n, vectors[n]) for n in names])
-    await repo.session.execute(
-        delete(NoteKeyword).where(NoteKeyword.namespace == ns, NoteKeyword.note_id == note.id)
-    )
+    await repo.detach_keywords(namespace, note.id)
     await repo.attach_keywords(namespace, note.id, list(ids.values()))
-    await repo.session.execute(
-        update(Lineage)
-        .where(
-            Lineage.namespace == ns,
-            Lineage.note_id == note.id,
-            Lineage.operation == "merge",
-            Lineage.undone_at.is_(None),
-        )
-        .values(undone_at=func.now())
-    )
-    await repo.session.flush()
+    await repo.retire_merges_of_note(namespace, note.id)
     await repo.append_lineage(
         namespace,
         "repair",
         note_id=note.id,
         before=before,
-        after=note_snapshot(note, [s.id for s in sources]),
+        after=note_snapshot(rederived, [s.id for s in sources]),
         reason="re-derived from its remaining sources after one was forgotten",
     )
 
 
-async def _built_from(repo: Repository, ns: str, observation_id: int) -> tuple[list[int], set[int]]:
-    """The notes the observation is a source of, and their keywords."""
-    note_ids = list(
-        await repo.session.scalars(
-            select(NoteSource.note_id).where(
-                NoteSource.namespace == ns, NoteSource.observation_id == observation_id
-            )
-        )
-    )
-    keyword_ids = set(
-        await repo.session.scalars(
-            select(NoteKeyword.keyword_id).where(
-                NoteKeyword.namespace == ns, NoteKeyword.note_id.in_(note_ids)
-            )
-        )
-    )
-    return note_ids, keyword_ids
-
-
-async def _delete_orphans(repo: Repository, ns: str, keyword_ids: set[int]) -> list[int]:
+async def _delete_orphans(
+    repo: Repository, namespace: Sequence[str], keyword_ids: set[int]
+) -> list[int]:
     """Delete the keywords no note carries any more, then the topics left without
     keywords; returns the keywords deleted.
     """
     if not keyword_ids:
         return []
-    orphans = list(
-        await repo.session.scalars(
-            delete(Keyword)
-            .where(
-                Keyword.namespace == ns,
-                Keyword.id.in_(keyword_ids),
-                ~exists().where(NoteKeyword.keyword_id == Keyword.id),
-            )
-            .returning(Keyword.id)
-        )
-    )
+    orphans = await repo.delete_orphan_keywords(namespace, keyword_ids)
     if orphans:
-        await repo.session.execute(
-            delete(Topic).where(
-                Topic.namespace == ns,
-                ~exists().where(TopicKeyword.topic_id == Topic.id),
-            )
-        )
+        await repo.delete_topics_without_keywords(namespace)
     return orphans
 
 
@@ -211,15 +158,13 @@ async def forget_observation(
     Returns:
         What changed; all zeros when the observation no longer exists.
     """
-    ns = ".".join(namespace)
     await lock_namespace(repo, namespace)
-    await repo.session.execute(LOCK_TOPICS, {"ns": ns})
-    if await repo.session.get(Observation, observation_id) is None:
+    await repo.lock_topics(namespace)
+    if not await repo.has_observation(namespace, observation_id):
         return RepairReport(observation_id, (), (), (), ())
-    note_ids, keyword_ids = await _built_from(repo, ns, observation_id)
-    deleted_edges = list(
-        await repo.session.scalars(lq.delete_link_edges(ns, observation_id=observation_id))
-    )
+    note_ids = await repo.notes_of_observation(namespace, observation_id)
+    keyword_ids = await repo.keywords_of_notes(namespace, note_ids)
+    deleted_edges = await repo.remove_link_edges_of_observation(namespace, observation_id)
     sources = await repo.sources_of(namespace, note_ids)
     deleted, rederived = [], []
     for note in await repo.get_notes(namespace, note_ids):
@@ -230,13 +175,10 @@ async def forget_observation(
         await _rederive(repo, namespace, note, remaining, embeddings, keywords, config)
         rederived.append(note.id)
     if deleted:
-        deleted_edges.extend(await repo.session.scalars(lq.delete_edges_of_notes(ns, deleted)))
-        await repo.session.execute(delete(Note).where(Note.namespace == ns, Note.id.in_(deleted)))
-    await repo.session.execute(
-        delete(Observation).where(Observation.namespace == ns, Observation.id == observation_id)
-    )
-    orphans = await _delete_orphans(repo, ns, keyword_ids)
-    await repo.session.execute(lq.retire_lineage(ns, observation_id, deleted, deleted_edges))
+        deleted_edges.extend(await repo.delete_notes(namespace, deleted))
+    await repo.delete_observation(namespace, observation_id)
+    orphans = await _delete_orphans(repo, namespace, keyword_ids)
+    await repo.retire_forgotten_lineage(namespace, observation_id, deleted, deleted_edges)
     report = RepairReport(
         observation_id, tuple(deleted), tuple(rederived), tuple(deleted_edges), tuple(orphans)
     )

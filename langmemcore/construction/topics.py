@@ -16,24 +16,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import igraph as ig
 import leidenalg
 import numpy as np
-from sqlalchemy import delete, func, insert, select
-from sqlalchemy.orm import aliased
 
 from langmemcore.construction.topic_labels import topic_label
-from langmemcore.storage.models import (
-    Keyword,
-    Note,
-    NoteKeyword,
-    Topic,
-    TopicKeyword,
-    decode_vector,
-)
-from langmemcore.storage.queries import LOCK_TOPICS
 from langmemcore.storage.repository import Repository
 
 __all__ = ["TopicSummary", "evolve_topics", "partition_keywords"]
@@ -154,56 +142,16 @@ def partition_keywords(
     return kept, sorted(n for n in nodes if n not in assigned)
 
 
-async def _cooccurrence(repo: Repository, ns: str) -> tuple[list[int], list[WeightedEdge]]:
-    a, b = aliased(NoteKeyword), aliased(NoteKeyword)
-    pairs = await repo.session.execute(
-        select(a.keyword_id, b.keyword_id, func.count())
-        .join(b, (b.note_id == a.note_id) & (b.keyword_id > a.keyword_id))
-        .join(Note, Note.id == a.note_id)
-        .where(a.namespace == ns, b.namespace == ns, Note.status == "active")
-        .group_by(a.keyword_id, b.keyword_id)
-    )
-    edges = [(int(x), int(y), float(w)) for x, y, w in pairs]
-    nodes = await repo.session.scalars(
-        select(NoteKeyword.keyword_id)
-        .join(Note, Note.id == NoteKeyword.note_id)
-        .where(NoteKeyword.namespace == ns, Note.status == "active")
-        .distinct()
-    )
-    return sorted(int(n) for n in nodes), edges
-
-
-async def _label_texts(repo: Repository, ns: str, keyword_ids: list[int]) -> dict[int, str]:
-    """One active note context per keyword (the oldest), to check labels against."""
-    if not keyword_ids:
-        return {}
-    oldest = (
-        select(NoteKeyword.keyword_id, func.min(Note.id).label("note_id"))
-        .join(Note, Note.id == NoteKeyword.note_id)
-        .where(
-            NoteKeyword.namespace == ns,
-            Note.status == "active",
-            NoteKeyword.keyword_id.in_(keyword_ids),
-        )
-        .group_by(NoteKeyword.keyword_id)
-        .subquery()
-    )
-    rows = await repo.session.execute(
-        select(oldest.c.keyword_id, Note.context).join(Note, Note.id == oldest.c.note_id)
-    )
-    return {int(k): str(context) for k, context in rows}
-
-
-async def _next_generation(repo: Repository, ns: str) -> int:
-    newest = await repo.session.scalar(
-        select(func.coalesce(func.max(Topic.generation), 0)).where(Topic.namespace == ns)
-    )
-    return int(newest or 0) + 1
+async def _cooccurrence(
+    repo: Repository, namespace: Sequence[str]
+) -> tuple[list[int], list[WeightedEdge]]:
+    edges = await repo.keyword_cooccurrence(namespace)
+    return await repo.active_keywords(namespace), edges
 
 
 async def _store_topics(
     repo: Repository,
-    ns: str,
+    namespace: Sequence[str],
     generation: int,
     communities: Sequence[Sequence[int]],
     edges: Sequence[WeightedEdge],
@@ -211,50 +159,28 @@ async def _store_topics(
     """Replace the namespace's topics with ``communities`` as ``generation``; returns
     their labels.
     """
-    await repo.session.execute(delete(Topic).where(Topic.namespace == ns))
+    await repo.delete_topics(namespace)
     members = {n for c in communities for n in c}
-    rows = await repo.session.execute(
-        select(Keyword.id, Keyword.name, func.vector_send(Keyword.embedding)).where(
-            Keyword.namespace == ns, Keyword.id.in_(members)
-        )
-    )
-    # embeddings in binary form: decoding a thousand vectors from text costs ~75 ms
-    info = {i: (name, decode_vector(packed).astype(np.float64)) for i, name, packed in rows}
+    info = {
+        i: (name, vector.astype(np.float64))
+        for i, (name, vector) in (await repo.keyword_embeddings(namespace, members)).items()
+    }
     degree: dict[int, float] = defaultdict(float)
     for a, b, w in edges:
         degree[a] += w
         degree[b] += w
     ranked = [sorted(c, key=lambda n: (-degree[n], info[n][0])) for c in communities]
-    texts = await _label_texts(repo, ns, [n for r in ranked for n in r[:_LABEL_CANDIDATES]])
+    candidates = [n for r in ranked for n in r[:_LABEL_CANDIDATES]]
+    texts = await repo.oldest_note_contexts(namespace, candidates)
     labels: list[str] = []
-    new_topics: list[dict[str, Any]] = []
+    new_topics: list[tuple[str, list[float], Sequence[int]]] = []
     for community, order in zip(communities, ranked, strict=True):
         centroid = np.mean([info[n][1] for n in community], axis=0)
         centroid /= np.linalg.norm(centroid) or 1.0
         names = [info[n][0] for n in order]
         labels.append(topic_label(names, {info[n][0]: texts[n] for n in order if n in texts}))
-        new_topics.append(
-            {
-                "namespace": ns,
-                "label": labels[-1],
-                "centroid": centroid.tolist(),
-                "generation": generation,
-                "size": len(community),
-            }
-        )
-    if new_topics:
-        # one statement for the topics and one for their keywords
-        ids = await repo.session.scalars(
-            insert(Topic).returning(Topic.id, sort_by_parameter_order=True), new_topics
-        )
-        await repo.session.execute(
-            insert(TopicKeyword),
-            [
-                {"namespace": ns, "topic_id": topic_id, "keyword_id": n}
-                for topic_id, community in zip(ids, communities, strict=True)
-                for n in community
-            ],
-        )
+        new_topics.append((labels[-1], centroid.tolist(), community))
+    await repo.insert_topics(namespace, generation, new_topics)
     return labels
 
 
@@ -264,7 +190,7 @@ async def evolve_topics(
     """Recompute the namespace's topics and store them as a new generation (the
     namespace's full-text statistics are refreshed with them).
 
-    Runs are serialised per namespace by the topics lock (``LOCK_TOPICS``, held until
+    Runs are serialised per namespace by the topics lock (``repo.lock_topics``, held until
     ``repo``'s transaction ends), taken before anything is read: a run that starts while
     another holds it waits, then reads what that one committed and writes the next
     generation from it. Every run thus writes exactly one whole generation, numbered one
@@ -283,14 +209,13 @@ async def evolve_topics(
     Returns:
         The generation written: its number, topics, labels and unassigned count.
     """
-    ns = ".".join(namespace)
-    await repo.session.execute(LOCK_TOPICS, {"ns": ns})
-    nodes, edges = await _cooccurrence(repo, ns)
+    await repo.lock_topics(namespace)
+    nodes, edges = await _cooccurrence(repo, namespace)
     communities, unassigned = partition_keywords(
         nodes, edges, min_size=min_size, max_size=max_size, seed=seed
     )
-    generation = await _next_generation(repo, ns)
-    labels = await _store_topics(repo, ns, generation, communities, edges)
+    generation = await repo.newest_topic_generation(namespace) + 1
+    labels = await _store_topics(repo, namespace, generation, communities, edges)
     await repo.refresh_fulltext_statistics(namespace)
     await repo.append_lineage(
         namespace,

@@ -18,12 +18,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
-
 from langmemcore._errors import InvalidInputError, NotFoundError
 from langmemcore.construction.apply import lock_namespace
-from langmemcore.storage import lineage_queries as lq
-from langmemcore.storage.models import Keyword, Lineage, Note, NoteKeyword, NoteSource
+from langmemcore.storage.models import Lineage
+from langmemcore.storage.notes import NoteContent
 from langmemcore.storage.repository import Repository
 
 __all__ = ["undo_lineage", "unmerge_note"]
@@ -33,31 +31,8 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
-async def _set_keywords(repo: Repository, ns: str, note_id: int, names: Sequence[str]) -> None:
-    await repo.session.execute(
-        delete(NoteKeyword).where(NoteKeyword.namespace == ns, NoteKeyword.note_id == note_id)
-    )
-    if names:
-        ids = await repo.session.scalars(
-            select(Keyword.id).where(Keyword.namespace == ns, Keyword.name.in_(list(names)))
-        )
-        repo.session.add_all(NoteKeyword(namespace=ns, note_id=note_id, keyword_id=k) for k in ids)
-    await repo.session.flush()
-
-
 async def _undo_merge(repo: Repository, namespace: Sequence[str], row: Lineage) -> dict[str, Any]:
-    ns = ".".join(namespace)
-    later = await repo.session.scalar(
-        select(Lineage.id)
-        .where(
-            Lineage.namespace == ns,
-            Lineage.note_id == row.note_id,
-            Lineage.operation == "merge",
-            Lineage.id > row.id,
-            Lineage.undone_at.is_(None),
-        )
-        .limit(1)
-    )
+    later = await repo.later_merge_in_force(namespace, row.note_id, row.id)
     if later is not None:
         raise InvalidInputError(
             f"lineage {row.id}: a later merge ({later}) into note {row.note_id} is still in "
@@ -65,25 +40,21 @@ async def _undo_merge(repo: Repository, namespace: Sequence[str], row: Lineage) 
         )
     before, after = row.before or {}, row.after or {}
     draft = after["draft"]
-    note = await repo.session.get(Note, row.note_id, with_for_update=True)
+    note = None if row.note_id is None else await repo.lock_note(namespace, row.note_id)
     if note is None:
         raise NotFoundError(f"note {row.note_id} of lineage {row.id} no longer exists")
-    note.context = before["context"]
-    note.keywords = list(before["keywords"])
-    note.speakers = list(before["speakers"])
-    note.embedding = before["embedding"]
-    note.event_time = _time(before["event_time"])
-    note.confidence = before["confidence"]
-    note.updated_at = func.now()
-    await repo.session.execute(
-        delete(NoteSource).where(
-            NoteSource.namespace == ns,
-            NoteSource.note_id == note.id,
-            NoteSource.observation_id == row.observation_id,
-        )
-    )
-    await _set_keywords(repo, ns, note.id, before["keywords"])
     assert row.observation_id is not None
+    restored_content = NoteContent(
+        before["context"],
+        before["embedding"],
+        list(before["keywords"]),
+        list(before["speakers"]),
+        _time(before["event_time"]),
+        before["confidence"],
+    )
+    await repo.rewrite_note(namespace, note.id, restored_content, with_confidence=True)
+    await repo.remove_note_source(namespace, note.id, row.observation_id)
+    await repo.set_note_keywords(namespace, note.id, before["keywords"])
     restored = await repo.insert_note(
         namespace,
         context=draft["context"],
@@ -94,22 +65,19 @@ async def _undo_merge(repo: Repository, namespace: Sequence[str], row: Lineage) 
         origin=draft["origin"],
         speakers=[draft["speaker"]] if draft["speaker"] else [],
     )
-    await _set_keywords(repo, ns, restored, draft["keywords"])
+    await repo.set_note_keywords(namespace, restored, draft["keywords"])
     return {"note_id": note.id, "restored_note_id": restored}
 
 
 async def _undo_one(repo: Repository, namespace: Sequence[str], row: Lineage) -> int:
-    ns = ".".join(namespace)
     detail: dict[str, Any] = {"undone": row.id, "operation": row.operation}
     if row.operation == "merge":
         detail.update(await _undo_merge(repo, namespace, row))
     elif row.operation == "link":
-        await repo.session.execute(lq.delete_link_edges(ns, lineage_id=row.id))
+        await repo.remove_link_edge(namespace, row.id)
     elif row.operation not in ("append", "topics"):
         raise InvalidInputError(f"lineage {row.id}: a {row.operation!r} row cannot be undone")
-    await repo.session.execute(
-        update(Lineage).where(Lineage.id == row.id).values(undone_at=func.now())
-    )
+    await repo.mark_undone(namespace, row.id)
     return await repo.append_lineage(
         namespace,
         "undo",
@@ -129,9 +97,7 @@ async def undo_lineage(repo: Repository, namespace: Sequence[str], lineage_id: i
             the same note is still in force.
     """
     await lock_namespace(repo, namespace)
-    row = await repo.session.scalar(
-        select(Lineage).where(Lineage.namespace == ".".join(namespace), Lineage.id == lineage_id)
-    )
+    row = await repo.lineage(namespace, lineage_id)
     if row is None:
         raise NotFoundError(f"lineage {lineage_id} does not exist in {tuple(namespace)}")
     if row.undone_at is not None:
@@ -148,41 +114,14 @@ async def unmerge_note(repo: Repository, namespace: Sequence[str], note_id: int)
     Raises:
         NotFoundError: The note does not exist in the namespace.
     """
-    ns = ".".join(namespace)
     await lock_namespace(repo, namespace)
-    if (
-        await repo.session.scalar(select(Note.id).where(Note.namespace == ns, Note.id == note_id))
-        is None
-    ):
+    if not await repo.has_note(namespace, note_id):
         raise NotFoundError(f"note {note_id} does not exist in {tuple(namespace)}")
-    merges = list(
-        await repo.session.scalars(
-            select(Lineage)
-            .where(
-                Lineage.namespace == ns,
-                Lineage.note_id == note_id,
-                Lineage.operation == "merge",
-                Lineage.undone_at.is_(None),
-            )
-            .order_by(Lineage.id.desc())
-        )
-    )
     restored = []
-    for merge in merges:
-        links = await repo.session.scalars(
-            select(Lineage)
-            .where(
-                Lineage.namespace == ns,
-                Lineage.note_id == note_id,
-                Lineage.operation == "link",
-                Lineage.observation_id == merge.observation_id,
-                Lineage.undone_at.is_(None),
-            )
-            .order_by(Lineage.id.desc())
-        )
-        for link in list(links):
+    for merge in await repo.merges_in_force(namespace, note_id):
+        for link in await repo.links_in_force(namespace, note_id, merge.observation_id):
             await _undo_one(repo, namespace, link)
         undo_id = await _undo_one(repo, namespace, merge)
-        detail = await repo.session.scalar(select(Lineage.after).where(Lineage.id == undo_id))
+        detail = await repo.lineage_after(namespace, undo_id)
         restored.append(int((detail or {})["restored_note_id"]))
     return restored

@@ -19,14 +19,12 @@ from sqlalchemy import (
     any_,
     exists,
     func,
-    or_,
     select,
     true,
 )
 
 from langmemcore.storage.models import (
     ACTIVE,
-    Edge,
     Keyword,
     Note,
     NoteKeyword,
@@ -47,9 +45,7 @@ from langmemcore.storage.prepared import (
 )
 
 __all__ = [
-    "edges_of_notes",
     "keyword_ranking",
-    "keyword_vectors_by_name",
     "nearest_notes",
     "nearest_notes_by_speakers",
     "note_similarities",
@@ -291,36 +287,6 @@ def topic_ranking(namespace: str, vector: Sequence[float], k: int, limit: int) -
         _topic_ranking(),
         {"namespace": namespace, "vector": vector_param(vector), "k": k, "limit": limit},
     )
-
-
-@cache
-def _keyword_vectors_by_name() -> Select:
-    return select(Keyword.name, Keyword.embedding).where(
-        Keyword.namespace == text_param("namespace"), Keyword.name == any_(text_array("names"))
-    )
-
-
-def keyword_vectors_by_name(namespace: str, names: Sequence[str]) -> Prepared:
-    """(``name``, ``embedding``) of the given normalised keyword names."""
-    return Prepared(_keyword_vectors_by_name(), {"namespace": namespace, "names": list(names)})
-
-
-@cache
-def _edges_of_notes() -> Select:
-    ids = any_(id_array("note_ids"))
-    return (
-        select(Edge)
-        .where(
-            Edge.namespace == text_param("namespace"),
-            or_(Edge.source_id == ids, Edge.target_id == ids),
-        )
-        .order_by(Edge.strength.desc(), Edge.id)
-    )
-
-
-def edges_of_notes(namespace: str, note_ids: Sequence[int]) -> Prepared:
-    """Edges touching any of ``note_ids`` (either end)."""
-    return Prepared(_edges_of_notes(), {"namespace": namespace, "note_ids": list(note_ids)})
 
 
 @cache

@@ -14,7 +14,6 @@ from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import LexemeStats, Lineage, NamespaceStats, Note, Topic
-from langmemcore.storage.queries import LOCK_TOPICS
 from tests.conftest import REPO_ROOT
 from tests.integration.test_construction import observations
 
@@ -164,7 +163,7 @@ async def test_forgetting_waits_for_a_topic_evolution_in_progress(
     memory = Memory(database, embeddings, config=CONFIG)
     await memory.aingest_many(ns, observations())
     async with Repository.open(database) as holder:
-        await holder.session.execute(LOCK_TOPICS, {"ns": ".".join(ns)})
+        await holder.lock_topics(ns)
         forgetting = asyncio.create_task(memory.aforget(ns, observations()[3].key))
         await asyncio.sleep(1.0)
         assert not forgetting.done()

@@ -10,16 +10,19 @@ from sqlalchemy.dialects import postgresql
 
 from langmemcore import InvalidInputError
 from langmemcore.storage import channel_queries as cq
-from langmemcore.storage import construction_queries as cw
 from langmemcore.storage import formal_queries as formal
 from langmemcore.storage import fulltext_queries as fq
-from langmemcore.storage import lineage_queries as lq
 from langmemcore.storage import queries as q
-from langmemcore.storage.append_queries import append_observation
 from langmemcore.storage.evidence_queries import evidence_rows
 from langmemcore.storage.models import Item, decode_vector
+from langmemcore.storage.notes import lineage_queries as lq
+from langmemcore.storage.notes import queries as nq
+from langmemcore.storage.notes import removal_queries as rq
+from langmemcore.storage.notes.append_queries import append_observation
 from langmemcore.storage.prepared import Prepared
 from langmemcore.storage.records import content_hash, validate_text
+from langmemcore.storage.topics import evolution_queries as eq
+from langmemcore.storage.topics import queries as tq
 
 VECTOR = [0.1, 0.2, 0.3]
 
@@ -49,7 +52,7 @@ def own_where_clause(stmt: object) -> str:
         cq.nearest_notes("ns", VECTOR, 5),
         q.nearest_keywords("ns", VECTOR, 5),
         q.notes_by_keywords("ns", ["paris"]),
-        cq.edges_of_notes("ns", [1]),
+        lq.edges_of_notes("ns", [1]),
         q.topic_notes("ns", [1]),
         cq.topic_ranking("ns", VECTOR, 3, 60),
         cq.keyword_ranking("ns", [VECTOR, VECTOR], 10, 0.5, 60),
@@ -62,12 +65,28 @@ def own_where_clause(stmt: object) -> str:
         cq.notes_in_time_range(
             "ns", datetime(2023, 1, 1, tzinfo=UTC), datetime(2023, 2, 1, tzinfo=UTC), 5
         ),
-        q.notes_by_ids("ns", [1]),
+        nq.notes_by_ids("ns", [1]),
         cq.note_summaries("ns", [1]),
-        cq.keyword_vectors_by_name("ns", ["paris"]),
-        q.sources_of_notes("ns", [1]),
-        q.observation_by_key("ns", "k"),
+        tq.keyword_vectors_by_name("ns", ["paris"]),
+        nq.sources_of_notes("ns", [1]),
+        nq.observation_by_key("ns", "k"),
         q.keyword_ids_by_name("ns", ["paris"]),
+        nq.observation_hashes("ns", ["k"]),
+        nq.note_for_update("ns", 1),
+        nq.source_ids_of_note("ns", 1),
+        rq.observation_by_id("ns", 1),
+        rq.note_exists("ns", 1),
+        rq.notes_of_observation("ns", 1),
+        lq.lineage_row("ns", 1),
+        lq.lineage_after("ns", 1),
+        lq.later_merge("ns", 1, 1),
+        lq.merges_in_force("ns", 1),
+        lq.links_in_force("ns", 1, 1),
+        tq.keywords_of_notes("ns", [1]),
+        tq.keyword_embeddings("ns", [1]),
+        eq.keyword_cooccurrence("ns"),
+        eq.active_keywords("ns"),
+        eq.newest_generation("ns"),
     ],
 )
 def test_every_read_filters_by_namespace_first(stmt: object) -> None:
@@ -100,7 +119,7 @@ def test_prefix_filter_requires_a_dot_after_the_prefix() -> None:
 
 
 def test_observation_insert_is_idempotent_on_namespace_and_key() -> None:
-    stmt = cw.insert_observation(
+    stmt = nq.insert_observation(
         "ns", "k", "hello", content_hash("hello"), speaker=None, event_time=None, metadata={}
     )
     text = sql(stmt)
@@ -225,7 +244,7 @@ def test_edge_writes_upsert_on_the_unique_edge_constraint() -> None:
         links=[link],
         reason="r",
     )
-    for stmt in (cw.insert_active_edges("ns", 1, [link]), appended):
+    for stmt in (lq.insert_active_edges("ns", 1, [link]), appended):
         text = " ".join(sql(stmt).split())
         assert "ON CONFLICT ON CONSTRAINT uq_edges_source_target_relation DO UPDATE" in text
         assert "SET strength = edges.strength" in text
@@ -238,6 +257,26 @@ def test_edge_writes_upsert_on_the_unique_edge_constraint() -> None:
         lq.delete_link_edges("ns", lineage_id=1),
         lq.delete_edges_of_notes("ns", [1]),
         lq.retire_lineage("ns", 1, [2], [3]),
+        lq.mark_undone("ns", 1),
+        lq.retire_merges_of_note("ns", 1),
+        nq.rewrite_note(
+            "ns",
+            1,
+            {
+                "context": "c",
+                "embedding": VECTOR,
+                "keywords": [],
+                "speakers": [],
+                "event_time": None,
+            },
+        ),
+        rq.delete_notes("ns", [1]),
+        rq.delete_observation("ns", 1),
+        rq.remove_note_source("ns", 1, 2),
+        tq.detach_keywords("ns", 1),
+        tq.delete_orphan_keywords("ns", [1]),
+        eq.delete_topics("ns"),
+        eq.delete_topics_without_keywords("ns"),
     ],
 )
 def test_lineage_repairs_filter_by_namespace_first(stmt: object) -> None:
@@ -245,6 +284,8 @@ def test_lineage_repairs_filter_by_namespace_first(stmt: object) -> None:
 
 
 def literal_sql(stmt: object) -> str:
+    if isinstance(stmt, Prepared):
+        stmt = stmt.statement
     compiled = stmt.compile(  # type: ignore[attr-defined]
         dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True}
     )

@@ -160,7 +160,7 @@ def append_observation(
         links: Dicts with ``target_id``, ``relation``, ``strength``, ``tag``, ``reason``
             (at most one per target and relation); an edge is written to each target that
             is an active note of the namespace, upserted as by
-            :func:`~langmemcore.storage.construction_queries.insert_active_edges`.
+            :func:`~langmemcore.storage.notes.lineage_queries.insert_active_edges`.
         reason: The gate's reason, recorded with the append.
     """
     event_time: datetime | None = note["event_time"]
