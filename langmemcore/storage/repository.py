@@ -37,11 +37,12 @@ from langmemcore.storage.records import (
     checked_observation,
     ensure_same_content,
 )
+from langmemcore.storage.stats import EvalReads
 
 __all__ = ["Repository"]
 
 
-class Repository(SessionBound):
+class Repository(EvalReads, SessionBound):
     """Namespace-scoped data access within one transaction.
 
     Args:
