@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from langmemcore import Memory
-from langmemcore.eval.locomo import limit_conversations, load_locomo
 from langmemcore.eval.locomo_eval import evaluate_locomo
+from langmemcore.locomo import limit_conversations, load_locomo
 from langmemcore.storage import Database, upgrade
 
 

@@ -68,6 +68,27 @@ class ConstructionConfig:
     link_threshold: float = 0.5
     """Strength at or above which a new note is linked to a candidate."""
 
+    cosine_floor: float = 0.45
+    """Calibration of the offline strength: the cosine similarity mapped to strength 0.
+    Unrelated MiniLM sentences sit below it, and unrelated statements of the same speaker
+    (sharing the "Speaker:" prefix) near it."""
+
+    cosine_ceiling: float = 1.0
+    """Calibration of the offline strength: the cosine similarity mapped to strength 1
+    (identical text)."""
+
+    keyword_weight: float = 0.1
+    """Calibration of the offline strength: the share of keyword overlap (Jaccard) blended
+    into it; the rest is the mapped cosine similarity."""
+
+    supports_strength: float = 0.85
+    """Offline strength at or above which a related, non-conflicting candidate is a
+    near-paraphrase (relation ``"supports"``, else ``"related_to"``)."""
+
+    conflict_overlap: float = 0.5
+    """Share of the shorter context's content terms that two contexts of opposite polarity
+    must share to conflict (relation ``"conflicts"``)."""
+
     ambiguous_band: tuple[float, float] = (0.45, 0.8)
     """Strengths within this band are sent to the LLM gate prompt when an LLM is set;
     outside it the offline decision stands."""
@@ -114,6 +135,15 @@ class ConstructionConfig:
         if not 0.0 <= self.link_threshold <= self.merge_threshold <= 1.0:
             raise ConfigurationError(
                 "thresholds must satisfy 0 <= link_threshold <= merge_threshold <= 1"
+            )
+        if not -1.0 <= self.cosine_floor < self.cosine_ceiling <= 1.0:
+            raise ConfigurationError(
+                "cosine calibration must satisfy -1 <= cosine_floor < cosine_ceiling <= 1"
+            )
+        shares = (self.keyword_weight, self.supports_strength, self.conflict_overlap)
+        if not all(0.0 <= share <= 1.0 for share in shares):
+            raise ConfigurationError(
+                "keyword_weight, supports_strength and conflict_overlap must be between 0 and 1"
             )
         if not 1 <= self.topic_min_size <= self.topic_max_size:
             raise ConfigurationError("topic sizes must satisfy 1 <= min <= max")
@@ -177,8 +207,7 @@ class RetrievalConfig:
     the original query only. Offline, a sub-query is the missing keywords plus bridge
     keywords, which the keyword channel serves; with it alone a round costs one statement
     and no embedding (keyword vectors come from earlier rounds and the stored keywords).
-    LoCoMo dev split, overall R@5/10/20: every channel in every round 61.6/73.5/82.4,
-    keyword only 61.8/73.6/82.5 (multi-hop R@20 66.2 -> 65.5)."""
+    BENCHMARKS.md gives the recall of this choice against every channel in every round."""
 
     diversity: float = 0.3
     """Weight of novelty in the final maximal-marginal-relevance ordering (0: fusion

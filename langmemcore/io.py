@@ -20,11 +20,16 @@ from typing import Any
 
 from langmemcore._errors import InvalidInputError
 from langmemcore.construction.ingest import ObservationIn
-from langmemcore.eval.bench_ingest import conversation_observations
-from langmemcore.eval.locomo import parse_locomo, parse_session_datetime
+from langmemcore.locomo import Conversation, parse_locomo, parse_session_datetime
 from langmemcore.storage.records import content_hash
 
-__all__ = ["ObservationBatch", "load_observations", "parse_records", "parse_time"]
+__all__ = [
+    "ObservationBatch",
+    "conversation_observations",
+    "load_observations",
+    "parse_records",
+    "parse_time",
+]
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,14 @@ def parse_time(value: str) -> datetime:
         return datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return parse_session_datetime(text)
+
+
+def conversation_observations(conversation: Conversation) -> list[ObservationIn]:
+    """A LoCoMo conversation's turns as observations (key = dia_id, metadata = the session)."""
+    return [
+        ObservationIn(t.dia_id, t.full_text, t.speaker, t.event_time, {"session": t.session})
+        for t in conversation.turns
+    ]
 
 
 def _record(raw: Any, where: str) -> ObservationIn:

@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import make_url
 
 from langmemcore.embeddings import LocalEmbeddings
-from langmemcore.eval.locomo import Conversation, load_locomo
+from langmemcore.locomo import Conversation, load_locomo
 from langmemcore.storage import Database, upgrade
 from langmemcore.storage.database import sync_url
 from langmemcore.storage.embedded import embedded_database_url

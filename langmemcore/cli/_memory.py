@@ -227,8 +227,8 @@ def cmd_topics(args: argparse.Namespace) -> int:
 
 def cmd_eval_locomo(args: argparse.Namespace) -> int:
     """Evaluate evidence recall@k on a LoCoMo file."""
-    from langmemcore.eval.locomo import limit_conversations, load_locomo
     from langmemcore.eval.locomo_eval import evaluate_locomo
+    from langmemcore.locomo import limit_conversations, load_locomo
 
     conversations = limit_conversations(
         read_file(load_locomo, args.path),
@@ -255,7 +255,7 @@ def cmd_eval_frontier(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from langmemcore.eval.frontier import frontier_locomo
-    from langmemcore.eval.locomo import load_locomo
+    from langmemcore.locomo import load_locomo
 
     conversations = read_file(load_locomo, args.path)
 

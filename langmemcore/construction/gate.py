@@ -4,7 +4,9 @@ whether it is merged (redundant), linked (complementary or conflicting) or appen
 Offline the strength is a calibrated similarity: cosine similarity of the context
 embeddings mapped onto [0, 1] so that near-paraphrases land above the merge threshold and
 same-subject statements in the link band, blended with keyword overlap. Conflicts are
-detected as opposite polarity over largely shared content.
+detected as opposite polarity over largely shared content. The calibration is part of
+:class:`~langmemcore.config.ConstructionConfig` (``cosine_floor``, ``cosine_ceiling``,
+``keyword_weight``, ``supports_strength``, ``conflict_overlap``).
 """
 
 from __future__ import annotations
@@ -28,16 +30,6 @@ __all__ = [
     "keyword_overlap",
     "merge_contexts",
 ]
-
-COSINE_FLOOR = 0.45
-"""Cosine similarity mapped to strength 0: unrelated MiniLM sentences sit below it, and
-unrelated statements of the same speaker (sharing the "Speaker:" prefix) near it."""
-
-COSINE_CEILING = 1.0
-"""Cosine similarity mapped to strength 1 (identical text)."""
-
-KEYWORD_WEIGHT = 0.1
-"""Share of keyword overlap (Jaccard) in the calibrated strength."""
 
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nothing|nobody|cannot|can't|don't|doesn't|didn't|isn't|"
@@ -139,10 +131,13 @@ def keyword_overlap(a: Sequence[str], b: Sequence[str]) -> float:
     return len(sa & sb) / len(union) if union else 0.0
 
 
-def calibrated_strength(similarity: float, overlap: float) -> float:
-    """Map cosine similarity and keyword overlap onto a connection strength in [0, 1]."""
-    scaled = (similarity - COSINE_FLOOR) / (COSINE_CEILING - COSINE_FLOOR)
-    blended = (1.0 - KEYWORD_WEIGHT) * scaled + KEYWORD_WEIGHT * overlap
+def calibrated_strength(similarity: float, overlap: float, config: ConstructionConfig) -> float:
+    """Map cosine similarity and keyword overlap onto a connection strength in [0, 1], with
+    the calibration of ``config``.
+    """
+    floor, ceiling, weight = config.cosine_floor, config.cosine_ceiling, config.keyword_weight
+    scaled = (similarity - floor) / (ceiling - floor)
+    blended = (1.0 - weight) * scaled + weight * overlap
     return round(min(1.0, max(0.0, blended)), 4)
 
 
@@ -150,16 +145,19 @@ def _polarity(text: str) -> bool:
     return len(_NEGATION.findall(text)) % 2 == 1
 
 
-def detect_relation(draft_context: str, candidate_context: str, strength: float) -> str:
+def detect_relation(
+    draft_context: str, candidate_context: str, strength: float, config: ConstructionConfig
+) -> str:
     """Classify the relation: ``conflicts`` (opposite polarity over shared content),
-    ``supports`` (near-paraphrase) or ``related_to``.
+    ``supports`` (near-paraphrase) or ``related_to``, with the thresholds of ``config``.
     """
     terms_a = content_term_set(draft_context)
     terms_b = content_term_set(candidate_context)
     shared = len(terms_a & terms_b) / max(1, min(len(terms_a), len(terms_b)))
-    if shared >= 0.5 and _polarity(draft_context) != _polarity(candidate_context):
+    opposite = _polarity(draft_context) != _polarity(candidate_context)
+    if shared >= config.conflict_overlap and opposite:
         return "conflicts"
-    if strength >= 0.85:
+    if strength >= config.supports_strength:
         return "supports"
     return "related_to"
 
@@ -174,8 +172,8 @@ def _tag(draft: NoteDraft, candidate: Candidate) -> str | None:
 def judge(draft: NoteDraft, candidate: Candidate, config: ConstructionConfig) -> Decision:
     """The offline verdict on one candidate."""
     overlap = keyword_overlap(draft.keywords, candidate.keywords)
-    strength = calibrated_strength(candidate.similarity, overlap)
-    relation = detect_relation(draft.context, candidate.context, strength)
+    strength = calibrated_strength(candidate.similarity, overlap, config)
+    relation = detect_relation(draft.context, candidate.context, strength, config)
     basis = f"cosine {candidate.similarity:.2f}, keyword overlap {overlap:.2f}"
     if relation == "conflicts" and strength >= config.link_threshold:
         operation, why = "link", f"conflicting ({basis}): opposite polarity"

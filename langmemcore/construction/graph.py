@@ -113,6 +113,8 @@ async def _llm_verdicts(
         draft.context,
         draft.keywords,
         [(c.note_id, c.context, c.keywords) for c in ambiguous],
+        merge_threshold=ctx.config.merge_threshold,
+        link_threshold=ctx.config.link_threshold,
     )
     answer = await call_structured(ctx.llm, prompt, GateJudgement, retries=ctx.config.llm_retries)
     known = {c.note_id for c in ambiguous}

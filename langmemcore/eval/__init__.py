@@ -1,4 +1,6 @@
-"""Evaluation on LoCoMo: data loading, turn-budget evidence recall, and raw-turn baselines."""
+"""Evaluation on LoCoMo, what ``langmemcore eval`` runs: turn-budget evidence recall and
+raw-turn baselines, with the LoCoMo format of :mod:`langmemcore.locomo` (re-exported here).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +14,15 @@ from langmemcore.eval.baselines import (
     tokenize,
     turn_document,
 )
-from langmemcore.eval.locomo import (
+from langmemcore.eval.metrics import (
+    DEFAULT_KS,
+    RecallRow,
+    RecallTable,
+    hit_at_k,
+    recall_at_k,
+    turns_within_budget,
+)
+from langmemcore.locomo import (
     ADVERSARIAL,
     CATEGORY_NAMES,
     MULTI_HOP,
@@ -29,14 +39,6 @@ from langmemcore.eval.locomo import (
     parse_locomo,
     parse_session_datetime,
     repair_evidence_ids,
-)
-from langmemcore.eval.metrics import (
-    DEFAULT_KS,
-    RecallRow,
-    RecallTable,
-    hit_at_k,
-    recall_at_k,
-    turns_within_budget,
 )
 
 __all__ = [

@@ -15,8 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 from langmemcore._errors import InvalidInputError
-from langmemcore.eval.locomo import Conversation, Turn
 from langmemcore.eval.metrics import DEFAULT_KS, RecallTable
+from langmemcore.locomo import Conversation, Turn
 
 _STOPWORDS_TEXT = """
     a about above after again against ain all am an and any are aren as at be because been

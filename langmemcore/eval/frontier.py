@@ -29,12 +29,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import select
-
 from langmemcore._namespace import encode_namespace
 from langmemcore._progress import ProgressLike, progress_callback
-from langmemcore.eval.bench_ingest import conversation_observations
-from langmemcore.eval.locomo import Conversation
 from langmemcore.formal.coverage import (
     DEFAULT_EXACT_LIMIT,
     CoverageInstance,
@@ -43,8 +39,9 @@ from langmemcore.formal.coverage import (
     frontier,
     precision,
 )
+from langmemcore.io import conversation_observations
+from langmemcore.locomo import Conversation
 from langmemcore.memory import Memory
-from langmemcore.storage.models import Note, NoteSource, Observation
 from langmemcore.storage.repository import Repository
 
 __all__ = [
@@ -150,28 +147,10 @@ def gold_instance(
 
 async def _note_map(memory: Memory, namespace: tuple[str, ...]) -> tuple[list[int], dict[str, int]]:
     """Active note ids (oldest first) and observation key -> the note holding it."""
-    ns = encode_namespace(namespace)
     async with Repository.open(memory.database) as repo:
-        rows = await repo.session.execute(
-            select(Observation.key, NoteSource.note_id)
-            .join(NoteSource, NoteSource.observation_id == Observation.id)
-            .join(Note, Note.id == NoteSource.note_id)
-            .where(
-                Observation.namespace == ns,
-                NoteSource.namespace == ns,
-                Note.namespace == ns,
-                Note.status == "active",
-            )
-        )
-        note_of = {str(k): int(n) for k, n in rows}
-        ids = list(
-            await repo.session.scalars(
-                select(Note.id)
-                .where(Note.namespace == ns, Note.status == "active")
-                .order_by(Note.id)
-            )
-        )
-    return [int(i) for i in ids], note_of
+        note_of = await repo.note_of_observation_keys(namespace)
+        ids = await repo.active_note_ids(namespace)
+    return ids, note_of
 
 
 async def namespace_curve(

@@ -19,9 +19,9 @@ import numpy as np
 from langmemcore._progress import ProgressLike, progress_callback
 from langmemcore.config import CHANNELS, RetrievalConfig
 from langmemcore.eval.baselines import run_turn_baselines
-from langmemcore.eval.bench_ingest import conversation_observations
-from langmemcore.eval.locomo import Conversation
 from langmemcore.eval.metrics import DEFAULT_KS, RecallTable
+from langmemcore.io import conversation_observations
+from langmemcore.locomo import Conversation
 from langmemcore.memory import Memory
 
 __all__ = ["EvalReport", "ablation_configs", "evaluate_locomo", "ingest_conversations"]

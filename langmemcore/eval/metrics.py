@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from langmemcore._errors import InvalidInputError
-from langmemcore.eval.locomo import CATEGORY_NAMES, RETRIEVAL_CATEGORIES
+from langmemcore.locomo import CATEGORY_NAMES, RETRIEVAL_CATEGORIES
 
 DEFAULT_KS: tuple[int, ...] = (5, 10, 20)
 """Turn budgets reported by default."""

@@ -20,13 +20,13 @@ Instructions: Analyze each candidate and generate a JSON response following thes
 1. Analyze Relationship: Determine relation_type: 'SUPPORTS', 'CONFLICTS', or 'RELATED_TO'. \
 Assign connection_strength (0.0 - 1.0), indicating the degree of semantic overlap or logical \
 connection.
-2. Determine Operation (Based on Strength): CASE A: Strength >= 0.7 (High Redundancy) -> \
-MERGE Action: Integrate details from the New Node into the candidate's context. Template: \
-"[Original Context]. Specifically, [New Node Info]..." CASE B: Strength in [0.5, 0.7) \
-(Complementary) -> LINK Action: Establish associative edge; keep contexts separate. CASE C: \
-Strength < 0.5 (Distinct) -> APPEND Action: Add New Node as autonomous unit; no \
-modification. CASE D: relation_type is 'CONFLICTS' -> LINK with Contrast Action: Note the \
-conflicting information explicitly.
+2. Determine Operation (Based on Strength): CASE A: Strength >= {merge_threshold:g} (High \
+Redundancy) -> MERGE Action: Integrate details from the New Node into the candidate's \
+context. Template: "[Original Context]. Specifically, [New Node Info]..." CASE B: Strength \
+in [{link_threshold:g}, {merge_threshold:g}) (Complementary) -> LINK Action: Establish \
+associative edge; keep contexts separate. CASE C: Strength < {link_threshold:g} (Distinct) \
+-> APPEND Action: Add New Node as autonomous unit; no modification. CASE D: relation_type \
+is 'CONFLICTS' -> LINK with Contrast Action: Note the conflicting information explicitly.
 3. Output: Return strictly valid JSON matching the schema: {{"judgements": [{{"candidate_id": \
 <id>, "relation_type": "SUPPORTS|CONFLICTS|RELATED_TO", "connection_strength": 0.0, \
 "operation": "MERGE|LINK|APPEND", "merged_context": "<only for MERGE>", "reason": "..."}}]}}"""
@@ -68,11 +68,31 @@ def render_gate_prompt(
     context: str,
     keywords: Sequence[str],
     candidates: Sequence[tuple[int, str, Sequence[str]]],
+    *,
+    merge_threshold: float,
+    link_threshold: float,
 ) -> str:
-    """Fill the prompt with the new note and its (id, context, keywords) candidates."""
+    """Fill the prompt with the new note, its (id, context, keywords) candidates and the
+    strengths that decide merge and link.
+
+    Args:
+        content: The observation's text.
+        context: The new note's context.
+        keywords: The new note's keywords.
+        candidates: ``(id, context, keywords)`` of each candidate note.
+        merge_threshold: Strength at or above which the model merges
+            (``ConstructionConfig.merge_threshold``).
+        link_threshold: Strength at or above which the model links
+            (``ConstructionConfig.link_threshold``).
+    """
     lines = "\n".join(
         f'- id {cid}: Context: "{ctx}" Keywords: {list(kws)}' for cid, ctx, kws in candidates
     )
     return PROMPT.format(
-        content=content, context=context, keywords=list(keywords), candidates_str=lines
+        content=content,
+        context=context,
+        keywords=list(keywords),
+        candidates_str=lines,
+        merge_threshold=merge_threshold,
+        link_threshold=link_threshold,
     )

@@ -22,12 +22,13 @@ from langmemcore.storage import queries as q
 from langmemcore.storage.database import Database
 from langmemcore.storage.notes import NoteAccess
 from langmemcore.storage.records import Scored
+from langmemcore.storage.stats import EvalReads
 from langmemcore.storage.topics import TopicAccess
 
 __all__ = ["Repository"]
 
 
-class Repository(NoteAccess, TopicAccess):
+class Repository(NoteAccess, TopicAccess, EvalReads):
     """Namespace-scoped data access within one transaction.
 
     Args:

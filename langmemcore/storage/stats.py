@@ -1,19 +1,22 @@
 """What memory holds, per namespace: counts of observations, notes, merges, links, keywords,
-topics, and the topics with their labels.
+topics, the topics with their labels, and the reads an evaluation makes of a namespace.
 
-The statement builders are pure (they return SQLAlchemy statements); :func:`memory_stats`
-and :func:`list_topics` run them.
+The statement builders are pure (they return SQLAlchemy statements or
+:class:`~langmemcore.storage.prepared.Prepared`); :func:`memory_stats`, :func:`list_topics`
+and :class:`EvalReads` run them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, func, literal, select, true, union_all
 
 from langmemcore._namespace import decode_namespace, encode_namespace
+from langmemcore.storage._session import SessionBound
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import (
     Edge,
@@ -25,14 +28,18 @@ from langmemcore.storage.models import (
     Topic,
     TopicKeyword,
 )
+from langmemcore.storage.prepared import Prepared, text_param
 from langmemcore.storage.queries import namespace_prefix_filter
 
 __all__ = [
     "COUNTED",
+    "EvalReads",
     "NamespaceStats",
     "TopicInfo",
+    "active_note_ids_query",
     "list_topics",
     "memory_stats",
+    "note_of_observation_query",
     "stats_statement",
     "topics_statement",
 ]
@@ -179,3 +186,61 @@ async def list_topics(database: Database, namespace: Sequence[str]) -> list[Topi
         TopicInfo(topic_id, label, size, tuple(words))
         for topic_id, (label, size, words) in topics.items()
     ]
+
+
+@cache
+def _active_note_ids() -> Select:
+    namespace = text_param("namespace")
+    return (
+        select(Note.id)
+        .where(Note.namespace == namespace, Note.status == "active")
+        .order_by(Note.id)
+    )
+
+
+def active_note_ids_query(namespace: str) -> Prepared:
+    """Ids of the namespace's active notes (``id``), oldest first.
+
+    Args:
+        namespace: The encoded namespace.
+    """
+    return Prepared(_active_note_ids(), {"namespace": namespace})
+
+
+@cache
+def _note_of_observation() -> Select:
+    namespace = text_param("namespace")
+    return (
+        select(Observation.key, NoteSource.note_id)
+        .join(NoteSource, NoteSource.observation_id == Observation.id)
+        .join(Note, Note.id == NoteSource.note_id)
+        .where(
+            Observation.namespace == namespace,
+            NoteSource.namespace == namespace,
+            Note.namespace == namespace,
+            Note.status == "active",
+        )
+    )
+
+
+def note_of_observation_query(namespace: str) -> Prepared:
+    """Each observation held by an active note of the namespace (``key``, ``note_id``).
+
+    Args:
+        namespace: The encoded namespace.
+    """
+    return Prepared(_note_of_observation(), {"namespace": namespace})
+
+
+class EvalReads(SessionBound):
+    """What an evaluation reads of a namespace: its active notes and which holds what."""
+
+    async def active_note_ids(self, namespace: Sequence[str]) -> list[int]:
+        """Ids of the namespace's active notes, oldest first."""
+        ids = await self._scalars(active_note_ids_query(encode_namespace(namespace)))
+        return [int(i) for i in ids]
+
+    async def note_of_observation_keys(self, namespace: Sequence[str]) -> dict[str, int]:
+        """Observation key -> the active note holding that observation."""
+        rows = await self._rows(note_of_observation_query(encode_namespace(namespace)))
+        return {str(row.key): int(row.note_id) for row in rows}

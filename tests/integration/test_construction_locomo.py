@@ -8,8 +8,8 @@ from sqlalchemy import select
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction.ingest import draft_texts
 from langmemcore.embeddings import LocalEmbeddings
-from langmemcore.eval.bench_ingest import conversation_observations
-from langmemcore.eval.locomo import Conversation
+from langmemcore.io import conversation_observations
+from langmemcore.locomo import Conversation
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import Lineage

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from langmemcore._errors import ConfigurationError
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction import (
     Candidate,
@@ -13,7 +14,8 @@ from langmemcore.construction import (
     decide,
     merge_contexts,
 )
-from langmemcore.construction.gate import COSINE_CEILING, COSINE_FLOOR, detect_relation
+from langmemcore.construction.gate import detect_relation
+from langmemcore.prompts.gating import render_gate_prompt
 
 CONFIG = ConstructionConfig()
 
@@ -35,12 +37,24 @@ def cand(
 
 
 def test_strength_is_monotone_and_bounded() -> None:
-    assert calibrated_strength(COSINE_FLOOR, 0.0) == 0.0
-    assert calibrated_strength(COSINE_CEILING, 1.0) == 1.0
-    assert calibrated_strength(1.0, 1.0) == 1.0
-    values = [calibrated_strength(s / 20, 0.5) for s in range(21)]
+    assert calibrated_strength(CONFIG.cosine_floor, 0.0, CONFIG) == 0.0
+    assert calibrated_strength(CONFIG.cosine_ceiling, 1.0, CONFIG) == 1.0
+    assert calibrated_strength(1.0, 1.0, CONFIG) == 1.0
+    values = [calibrated_strength(s / 20, 0.5, CONFIG) for s in range(21)]
     assert values == sorted(values)
-    assert calibrated_strength(0.7, 1.0) > calibrated_strength(0.7, 0.0)
+    assert calibrated_strength(0.7, 1.0, CONFIG) > calibrated_strength(0.7, 0.0, CONFIG)
+
+
+def test_the_calibration_is_configured() -> None:
+    assert (CONFIG.cosine_floor, CONFIG.cosine_ceiling, CONFIG.keyword_weight) == (0.45, 1.0, 0.1)
+    assert calibrated_strength(0.725, 0.0, CONFIG) == 0.45
+    wider = ConstructionConfig(cosine_floor=0.0, keyword_weight=0.0)
+    assert calibrated_strength(0.5, 1.0, wider) == 0.5
+    assert calibrated_strength(0.5, 0.0, ConstructionConfig(keyword_weight=1.0)) == 0.0
+    with pytest.raises(ConfigurationError):
+        ConstructionConfig(cosine_floor=0.9, cosine_ceiling=0.8)
+    with pytest.raises(ConfigurationError):
+        ConstructionConfig(keyword_weight=1.5)
 
 
 def test_high_strength_merges_into_the_best_candidate() -> None:
@@ -52,7 +66,7 @@ def test_high_strength_merges_into_the_best_candidate() -> None:
 
 def test_link_band_appends_and_links() -> None:
     result = decide(draft(), [cand(5, 0.85, keywords=("cat",))], CONFIG)
-    strength = calibrated_strength(0.85, 0.0)
+    strength = calibrated_strength(0.85, 0.0, CONFIG)
     assert CONFIG.link_threshold <= strength < CONFIG.merge_threshold
     assert result.operation == "append"
     assert [(d.note_id, d.relation) for d in result.links] == [(5, "related_to")]
@@ -101,9 +115,34 @@ def test_given_verdicts_override_the_offline_judgement() -> None:
 
 
 def test_relation_detection() -> None:
-    assert detect_relation("Mel likes hiking.", "Mel does not like hiking.", 0.6) == "conflicts"
-    assert detect_relation("Mel likes hiking.", "Mel loves hiking trips.", 0.9) == "supports"
-    assert detect_relation("Mel likes hiking.", "Mel went camping.", 0.55) == "related_to"
+    def relation(other: str, strength: float, config: ConstructionConfig = CONFIG) -> str:
+        return detect_relation("Mel likes hiking.", other, strength, config)
+
+    assert relation("Mel does not like hiking.", 0.6) == "conflicts"
+    assert relation("Mel loves hiking trips.", 0.9) == "supports"
+    assert relation("Mel went camping.", 0.55) == "related_to"
+    assert relation("Mel does not like hiking trips.", 0.6) == "conflicts"
+    strict = ConstructionConfig(supports_strength=0.95, conflict_overlap=0.7)
+    assert relation("Mel loves hiking trips.", 0.9, strict) == "related_to"
+    assert relation("Mel does not like hiking.", 0.6, strict) == "conflicts"
+    assert relation("Mel does not like hiking trips.", 0.6, strict) == "related_to"
+
+
+def test_the_gate_prompt_states_the_configured_thresholds() -> None:
+    candidates = [(3, "Mel likes hiking.", ["hiking"])]
+    default = render_gate_prompt(
+        "I hike.", "Mel hikes.", ["hiking"], candidates, merge_threshold=0.7, link_threshold=0.5
+    )
+    assert "Strength >= 0.7 (High Redundancy)" in default
+    assert "Strength in [0.5, 0.7) (Complementary)" in default
+    assert "Strength < 0.5 (Distinct)" in default
+    tuned = render_gate_prompt(
+        "I hike.", "Mel hikes.", ["hiking"], candidates, merge_threshold=0.82, link_threshold=0.6
+    )
+    assert "Strength >= 0.82 (High Redundancy)" in tuned
+    assert "Strength in [0.6, 0.82) (Complementary)" in tuned
+    assert "Strength < 0.6 (Distinct)" in tuned
+    assert "0.7" not in tuned
 
 
 def test_merge_keeps_every_distinct_sentence_once() -> None:

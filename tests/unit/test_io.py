@@ -12,8 +12,8 @@ import pytest
 from langmemcore._errors import InvalidInputError
 from langmemcore.cli import build_parser
 from langmemcore.cli._format import evidence_lines, stats_lines, topic_lines
-from langmemcore.eval.locomo import Conversation, limit_conversations, load_locomo
 from langmemcore.io import load_observations, parse_records, parse_time
+from langmemcore.locomo import Conversation, limit_conversations, load_locomo
 from langmemcore.retrieval import RetrievedNote, SourceRef
 from langmemcore.storage.stats import NamespaceStats, TopicInfo
 from tests.conftest import LOCOMO_MINI

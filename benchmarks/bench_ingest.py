@@ -6,7 +6,7 @@ The two systems take turns conversation by conversation (ours first on the first
 first on the next, ...), so that a machine whose speed drifts during the run weighs on
 both alike. Prints each conversation's times, turns/s, peak memory and the time ratio.
 
-Run: ``python -m langmemcore.eval.bench_ingest ../shared/data/locomo-dev.json``
+Run from the repository root: ``python benchmarks/bench_ingest.py ../shared/data/locomo-dev.json``
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import make_url
 
 from langmemcore.config import ConstructionConfig
-from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
-from langmemcore.eval.locomo import Conversation, load_locomo
+from langmemcore.io import conversation_observations
+from langmemcore.locomo import Conversation, load_locomo
 from langmemcore.memory import IngestReport, Memory
 from langmemcore.storage import Database, upgrade
 from langmemcore.storage.embedded import embedded_database_url
@@ -36,15 +36,7 @@ from langmemcore.storage.embedded import embedded_database_url
 if TYPE_CHECKING:
     from langgraph.store.postgres import PostgresStore
 
-__all__ = ["conversation_observations", "main"]
-
-
-def conversation_observations(conversation: Conversation) -> list[ObservationIn]:
-    """A LoCoMo conversation's turns as observations (key = dia_id)."""
-    return [
-        ObservationIn(t.dia_id, t.full_text, t.speaker, t.event_time, {"session": t.session})
-        for t in conversation.turns
-    ]
+__all__ = ["main"]
 
 
 def _peak_rss_mb() -> float:

@@ -1,6 +1,6 @@
 """Benchmark: offline search latency of ``Memory.asearch`` vs LangGraph's ``PostgresStore.search``.
 
-Run: ``python -m langmemcore.eval.bench_search ../shared/data/locomo-dev.json
+Run from the repository root: ``python benchmarks/bench_search.py ../shared/data/locomo-dev.json
 [--sizes 10000 100000] [--queries 200] [--url URL]``
 
 Same notes (texts and vectors), same Postgres (a fresh embedded server in a temporary folder
@@ -12,7 +12,7 @@ questions (the last five). Latency includes embedding the query. Prints load tim
 phase, p50 / p95 / mean latency, results returned ("hits") and the ratio of the p50s.
 
 Data: synthetic notes derived from the 1451 real turns (see
-:mod:`langmemcore.eval.synthetic_notes`), loaded by binary ``COPY`` with the notes' HNSW
+``benchmarks/synthetic_notes.py``), loaded by binary ``COPY`` with the notes' HNSW
 index dropped and rebuilt after, then ``VACUUM ANALYZE`` and ``evolve_topics``.
 ``PostgresStore`` gets the same namespaces and texts by ``batch([PutOp, ...])`` in chunks
 of 1000 (its HNSW index live); its embedder returns the precomputed vector of a stored
@@ -44,17 +44,18 @@ from pgvector.psycopg import register_vector
 from sqlalchemy import make_url
 
 from langmemcore.embeddings import LocalEmbeddings
-from langmemcore.eval.locomo import load_locomo
-from langmemcore.eval.synthetic_notes import (
+from langmemcore.locomo import load_locomo
+from langmemcore.memory import Memory
+from langmemcore.storage import Database, upgrade
+from langmemcore.storage.embedded import embedded_database_url
+
+from synthetic_notes import (
     Material,
     SyntheticNote,
     build_material,
     load_notes,
     synthesize,
 )
-from langmemcore.memory import Memory
-from langmemcore.storage import Database, upgrade
-from langmemcore.storage.embedded import embedded_database_url
 
 if TYPE_CHECKING:
     from langgraph.store.postgres import PostgresStore

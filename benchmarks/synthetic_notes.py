@@ -34,7 +34,7 @@ import numpy.typing as npt
 import psycopg
 from langchain_core.embeddings import Embeddings
 
-from langmemcore.eval.locomo import Conversation, Turn
+from langmemcore.locomo import Conversation, Turn
 from langmemcore.text import analyze_observation, normalize_keyword
 
 __all__ = ["Link", "Material", "SyntheticNote", "build_material", "load_notes", "synthesize"]

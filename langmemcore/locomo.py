@@ -1,4 +1,7 @@
-"""LoCoMo conversations: loading, date parsing and evidence-id repair.
+"""The LoCoMo conversation format: loading, date parsing and evidence-id repair.
+
+Pure parsing, no evaluation: :mod:`langmemcore.io` reads LoCoMo files with it (``langmemcore
+ingest``), and :mod:`langmemcore.eval` scores retrieval on the conversations it returns.
 
 The LoCoMo JSON holds, per conversation, numbered sessions of dialogue turns (``D<session>:<n>``
 ids), one date string per session, and question-answer pairs whose ``evidence`` lists the turn
