@@ -35,14 +35,8 @@ from langmemcore._namespace import encode_namespace
 from langmemcore._progress import ProgressLike, progress_callback
 from langmemcore.eval.bench_ingest import conversation_observations
 from langmemcore.eval.locomo import Conversation
-from langmemcore.formal.coverage import (
-    DEFAULT_EXACT_LIMIT,
-    CoverageInstance,
-    CoverageQuery,
-    coverage,
-    frontier,
-    precision,
-)
+from langmemcore.formal.coverage import CoverageInstance, CoverageQuery, coverage, precision
+from langmemcore.formal.max_coverage import DEFAULT_EXACT_LIMIT, frontier
 from langmemcore.memory import Memory
 from langmemcore.storage.models import Note, NoteSource, Observation
 from langmemcore.storage.repository import Repository

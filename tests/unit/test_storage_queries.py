@@ -11,12 +11,12 @@ from sqlalchemy.dialects import postgresql
 from langmemcore import InvalidInputError
 from langmemcore.storage import channel_queries as cq
 from langmemcore.storage import construction_queries as cw
-from langmemcore.storage import formal_queries as formal
 from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import lineage_queries as lq
 from langmemcore.storage import queries as q
 from langmemcore.storage.append_queries import append_observation
 from langmemcore.storage.evidence_queries import evidence_rows
+from langmemcore.storage.formal import queries as formal
 from langmemcore.storage.models import Item, decode_vector
 from langmemcore.storage.prepared import Prepared
 from langmemcore.storage.records import content_hash, validate_text
