@@ -34,11 +34,13 @@ from langmemcore.construction.repair import RepairReport, forget_observation
 from langmemcore.construction.topics import TopicSummary, evolve_topics
 from langmemcore.construction.undo import undo_lineage, unmerge_note
 from langmemcore.embeddings import EmbeddingsLike, embedding_dims, resolve_embeddings
-from langmemcore.formal.api import FormalMemory, SearchResults
+from langmemcore.formal.capacity import CompactionReport
 from langmemcore.formal.config import FormalConfig
+from langmemcore.formal.layer import FormalLayer, FormalOperations, SearchResults
 from langmemcore.prompts import LLMUsage, configure_model, track_usage
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.retrieval.active import SearchMode, active_notes, check_mode
+from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.storage.database import Database
 from langmemcore.storage.migrations import ensure_schema
 from langmemcore.storage.records import content_hash, ensure_same_content
@@ -75,7 +77,7 @@ class IngestReport:
         return sum(len(r.edge_ids) for r in self.results)
 
 
-class Memory(FormalMemory):
+class Memory:
     """Long-term memory in a Postgres + pgvector database.
 
     Args:
@@ -113,6 +115,7 @@ class Memory(FormalMemory):
         )
         self.retrieval = retrieval or RetrievalConfig()
         self.formal = formal or FormalConfig()
+        self._formal_layer: FormalOperations = FormalLayer(database, embeddings, self.formal)
         self._graph = build_construction_graph()
         self._retrieval_graph = build_retrieval_graph()
         self._background: set[asyncio.Task[Any]] = set()
@@ -210,7 +213,7 @@ class Memory(FormalMemory):
             {"namespace": ns, "observation": observation}, context=self._context
         )
         result: ApplyResult = state["result"]
-        await self._after_write(ns, [result])
+        await self._formal_layer.after_write(ns, [result])
         if await self._topics_due(ns, result):
             if wait_for_topics:
                 await self.aevolve_topics(ns)
@@ -303,7 +306,7 @@ class Memory(FormalMemory):
                             evolving.append(self._in_background(self.aevolve_topics(ns)))
                     if report:
                         report(len(results), len(items))
-                await self._after_write(ns, results[done:])
+                await self._formal_layer.after_write(ns, results[done:])
         finally:
             if ahead is not None:
                 ahead.cancel()
@@ -452,7 +455,7 @@ class Memory(FormalMemory):
         if check_mode(mode) == "active":
             with track_usage() as usage:
                 found = await active_notes(context, ns, query, k, token_budget, min_confidence)
-            return await self._log_search(ns, query, found, usage)
+            return await self._formal_layer.log_search(ns, query, found, usage)
         with track_usage() as usage:
             state = await self._retrieval_graph.ainvoke(
                 {
@@ -464,11 +467,94 @@ class Memory(FormalMemory):
                 },
                 context=context,
             )
-        return await self._log_search(ns, query, state["results"], usage)
+        return await self._formal_layer.log_search(ns, query, state["results"], usage)
 
     def search(self, namespace: Sequence[str], query: str, **kwargs: Any) -> SearchResults:
         """Sync twin of :meth:`asearch`."""
         return run_sync(self.asearch(namespace, query, **kwargs))
+
+    async def afeedback(
+        self,
+        namespace: Sequence[str],
+        query_id: int,
+        note_ids: Sequence[int],
+        outcome: float = 1.0,
+    ) -> dict[int, float]:
+        """Settle a logged search: the answer used ``note_ids`` and had ``outcome``.
+
+        Each note's Beta belief gets ``alpha += w * outcome``, ``beta += w * (1 -
+        outcome)`` (``w = formal.feedback_weight``; see :mod:`langmemcore.formal.confidence`)
+        and the notes join the query's used notes, which compaction then keeps together.
+
+        Args:
+            namespace: Where the search ran.
+            query_id: ``SearchResults.query_id`` of the search.
+            note_ids: Notes the answer used (need not be among those returned).
+            outcome: 1 for a right answer, 0 for a wrong one, or a grade in between.
+
+        Returns:
+            The new confidence ``tau`` of each note.
+
+        Raises:
+            NotFoundError: Unknown query or note in the namespace.
+            InvalidInputError: ``outcome`` outside ``[0, 1]``, or ids that are not
+                positive integers.
+        """
+        return await self._formal_layer.feedback(namespace, query_id, note_ids, outcome)
+
+    async def acompact(
+        self,
+        namespace: Sequence[str],
+        *,
+        max_notes: int | None = None,
+        max_tokens: int | None = None,
+    ) -> CompactionReport:
+        """Compact the namespace to a budget now (default: its configured budget).
+
+        Keeps the notes of greatest marginal coverage of the expected queries (greedy
+        weighted max coverage) and archives the others; nothing is deleted.
+        """
+        return await self._formal_layer.compact(
+            namespace, max_notes=max_notes, max_tokens=max_tokens
+        )
+
+    async def arestore(self, namespace: Sequence[str], note_ids: Sequence[int]) -> list[int]:
+        """Bring archived notes back into memory exactly as they were; returns their ids."""
+        return await self._formal_layer.restore(namespace, note_ids)
+
+    async def asearch_archived(
+        self, namespace: Sequence[str], query: str, *, k: int = 10
+    ) -> list[RetrievedNote]:
+        """Search the namespace's archived notes only (by embedding similarity).
+
+        Returns notes with their sources; ``channels`` is ``{"archive": rank}`` and
+        ``score`` the cosine similarity.
+        """
+        return await self._formal_layer.search_archived(namespace, query, k=k)
+
+    def feedback(
+        self,
+        namespace: Sequence[str],
+        query_id: int,
+        note_ids: Sequence[int],
+        outcome: float = 1.0,
+    ) -> dict[int, float]:
+        """Sync twin of :meth:`afeedback`."""
+        return run_sync(self.afeedback(namespace, query_id, note_ids, outcome))
+
+    def compact(self, namespace: Sequence[str], **kwargs: Any) -> CompactionReport:
+        """Sync twin of :meth:`acompact`."""
+        return run_sync(self.acompact(namespace, **kwargs))
+
+    def restore(self, namespace: Sequence[str], note_ids: Sequence[int]) -> list[int]:
+        """Sync twin of :meth:`arestore`."""
+        return run_sync(self.arestore(namespace, note_ids))
+
+    def search_archived(
+        self, namespace: Sequence[str], query: str, **kwargs: Any
+    ) -> list[RetrievedNote]:
+        """Sync twin of :meth:`asearch_archived`."""
+        return run_sync(self.asearch_archived(namespace, query, **kwargs))
 
     async def aflush(self) -> None:
         """Wait for background work (topic evolution) started by :meth:`aingest`."""

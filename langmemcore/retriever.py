@@ -24,7 +24,7 @@ from langmemcore._bridge import run_sync
 from langmemcore._errors import InvalidInputError
 from langmemcore._namespace import validate_namespace
 from langmemcore._validate import LIMITS, check_k, check_score
-from langmemcore.formal.api import SearchResults
+from langmemcore.formal.layer import SearchResults
 from langmemcore.memory import Memory
 from langmemcore.retrieval import RetrievedNote
 from langmemcore.retrieval.active import SearchMode

@@ -9,7 +9,7 @@ Create Date: 2026-11-29
   the sample of the namespace's query distribution that compaction maximises coverage of.
 - ``notes.alpha`` / ``notes.beta``: the Beta pseudo-counts behind ``notes.confidence``
   (``tau = alpha / (alpha + beta)``). ``NULL`` until the first piece of evidence: the
-  prior then comes from ``confidence`` (see ``langmemcore.formal.precision``), so writers
+  prior then comes from ``confidence`` (see ``langmemcore.formal.confidence``), so writers
   that only set ``confidence`` need no change.
 - ``notes.archived_at``: when compaction archived the note (``status = 'archived'``);
   ``NULL`` for notes in memory. Archived notes keep their sources, keywords and edges.

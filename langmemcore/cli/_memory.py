@@ -17,7 +17,7 @@ from langmemcore._errors import ConfigurationError, InvalidInputError, LangMemCo
 from langmemcore._namespace import decode_namespace, validate_namespace
 from langmemcore.cli._format import evidence_lines, stats_lines, topic_lines
 from langmemcore.cli._llm import ACTIVE_NEEDS_LLM, chat_model
-from langmemcore.formal.api import SearchResults
+from langmemcore.formal.layer import SearchResults
 from langmemcore.memory import Memory
 from langmemcore.retrieval.active import SearchMode
 from langmemcore.storage.database import Database

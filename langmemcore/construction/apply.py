@@ -18,7 +18,7 @@ from langmemcore.storage.notes import NoteContent
 from langmemcore.storage.records import checked_observation
 from langmemcore.storage.repository import Repository
 
-__all__ = ["ApplyResult", "apply_observation", "lock_namespace", "note_snapshot"]
+__all__ = ["ApplyResult", "apply_observation", "note_snapshot"]
 
 
 @dataclass(frozen=True)
@@ -57,11 +57,6 @@ class MergePlan:
     expected_context: str
     context: str
     embedding: Sequence[float]
-
-
-async def lock_namespace(repo: Repository, namespace: Sequence[str]) -> None:
-    """Serialise construction within a namespace until the transaction ends."""
-    await repo.lock_construction(namespace)
 
 
 def note_snapshot(note: NoteContent, source_ids: Sequence[int]) -> dict[str, Any]:
@@ -294,7 +289,7 @@ async def apply_observation(
     Returns:
         What happened; ``"unchanged"`` when the key was already ingested.
     """
-    await lock_namespace(repo, namespace)
+    await repo.lock_construction(namespace)
     target = None if merge is None else await _merge_target(repo, namespace, merge, max_sources)
     if merge is None or target is None:
         return await _append(

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from langchain_core.embeddings import Embeddings
 
 from langmemcore.config import ConstructionConfig
-from langmemcore.construction.apply import lock_namespace, note_snapshot
+from langmemcore.construction.apply import note_snapshot
 from langmemcore.construction.gate import merge_contexts
 from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
 from langmemcore.storage.models import Note, Observation
@@ -158,7 +158,7 @@ async def forget_observation(
     Returns:
         What changed; all zeros when the observation no longer exists.
     """
-    await lock_namespace(repo, namespace)
+    await repo.lock_construction(namespace)
     await repo.lock_topics(namespace)
     if not await repo.has_observation(namespace, observation_id):
         return RepairReport(observation_id, (), (), (), ())

@@ -19,7 +19,6 @@ from datetime import datetime
 from typing import Any
 
 from langmemcore._errors import InvalidInputError, NotFoundError
-from langmemcore.construction.apply import lock_namespace
 from langmemcore.storage.models import Lineage
 from langmemcore.storage.notes import NoteContent
 from langmemcore.storage.repository import Repository
@@ -96,7 +95,7 @@ async def undo_lineage(repo: Repository, namespace: Sequence[str], lineage_id: i
         InvalidInputError: It was already undone, is itself an undo, or a later merge into
             the same note is still in force.
     """
-    await lock_namespace(repo, namespace)
+    await repo.lock_construction(namespace)
     row = await repo.lineage(namespace, lineage_id)
     if row is None:
         raise NotFoundError(f"lineage {lineage_id} does not exist in {tuple(namespace)}")
@@ -114,7 +113,7 @@ async def unmerge_note(repo: Repository, namespace: Sequence[str], note_id: int)
     Raises:
         NotFoundError: The note does not exist in the namespace.
     """
-    await lock_namespace(repo, namespace)
+    await repo.lock_construction(namespace)
     if not await repo.has_note(namespace, note_id):
         raise NotFoundError(f"note {note_id} does not exist in {tuple(namespace)}")
     restored = []

@@ -31,14 +31,8 @@ from pathlib import Path
 
 from langmemcore._namespace import encode_namespace
 from langmemcore._progress import ProgressLike, progress_callback
-from langmemcore.formal.coverage import (
-    DEFAULT_EXACT_LIMIT,
-    CoverageInstance,
-    CoverageQuery,
-    coverage,
-    frontier,
-    precision,
-)
+from langmemcore.formal.coverage import CoverageInstance, CoverageQuery, coverage, precision
+from langmemcore.formal.max_coverage import DEFAULT_EXACT_LIMIT, frontier
 from langmemcore.io import conversation_observations
 from langmemcore.locomo import Conversation
 from langmemcore.memory import Memory

@@ -1,10 +1,11 @@
-"""Thin async layer of the formal memory: query log, settlement (feedback), write
+"""The formal memory's operations on one transaction: settlement (feedback), write
 evidence, compaction to a budget, archive and restore.
 
 Compaction never deletes: a note it drops is *archived* (``status = 'archived'``,
 ``archived_at`` set) with its sources, keywords and edges untouched, so every observation
 stays the source of a note, archived notes can be searched on request
-(:func:`archived_note_ids`) and :func:`restore` brings them back exactly as they were.
+(``Repository.nearest_archived_notes``) and :func:`restore` brings them back exactly as
+they were.
 """
 
 from __future__ import annotations
@@ -12,30 +13,46 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from langmemcore._errors import InvalidInputError, NotFoundError
-from langmemcore._namespace import encode_namespace
-from langmemcore.construction.apply import ApplyResult, lock_namespace
+from langmemcore.formal.confidence import BetaBelief, edge_evidence, prior_belief, settle
 from langmemcore.formal.config import Budget, FormalConfig
-from langmemcore.formal.coverage import CoverageInstance, coverage, greedy_max_coverage
+from langmemcore.formal.coverage import CoverageInstance, coverage
 from langmemcore.formal.expected import EdgeFacts, LoggedQuery, NoteFacts, expected_queries
-from langmemcore.formal.precision import BetaBelief, edge_evidence, prior_belief, settle
-from langmemcore.storage import channel_queries as cq
-from langmemcore.storage import formal_queries as fq
+from langmemcore.formal.max_coverage import greedy_max_coverage
+from langmemcore.storage.formal import ARCHIVED
 from langmemcore.storage.repository import Repository
 
 __all__ = [
     "CompactionReport",
+    "WriteOutcome",
     "apply_write_evidence",
     "archive",
-    "archived_note_ids",
     "compact",
     "load_expected_queries",
     "over_budget",
-    "record_query",
     "restore",
     "settle_feedback",
 ]
+
+
+class WriteOutcome(Protocol):
+    """What the formal layer reads of one written observation (construction's
+    ``ApplyResult`` is one).
+    """
+
+    @property
+    def operation(self) -> str:
+        """``"append"``, ``"merge"`` or ``"unchanged"``."""
+
+    @property
+    def note_id(self) -> int | None:
+        """The note that now holds the observation (``None`` if unchanged)."""
+
+    @property
+    def edge_ids(self) -> tuple[int, ...]:
+        """Edges the write created or reinforced."""
 
 
 @dataclass(frozen=True)
@@ -57,35 +74,23 @@ class CompactionReport:
     expected_coverage: float
 
 
-async def record_query(
-    repo: Repository, namespace: Sequence[str], query: str, returned: Sequence[int]
-) -> int:
-    """Log a search and the notes it returned (rank order); returns the query id."""
-    prepared = fq.insert_query(encode_namespace(namespace), query, returned)
-    return int((await repo.session.execute(*prepared)).scalar_one())
-
-
 async def _beliefs(
-    repo: Repository, ns: str, note_ids: Sequence[int], config: FormalConfig
+    repo: Repository, namespace: Sequence[str], note_ids: Sequence[int], config: FormalConfig
 ) -> dict[int, BetaBelief]:
-    rows = await repo.session.execute(fq.note_beliefs(ns, note_ids, lock=True))
+    """The Beta beliefs of the notes among ``note_ids`` (locked): stored, else the prior."""
     return {
-        i: BetaBelief(a, b)
-        if a is not None and b is not None
-        else prior_belief(c, config.prior_strength)
-        for i, c, a, b, _status in rows
+        b.note_id: BetaBelief(b.alpha, b.beta)
+        if b.alpha is not None and b.beta is not None
+        else prior_belief(b.confidence, config.prior_strength)
+        for b in await repo.lock_beliefs(namespace, note_ids)
     }
 
 
-async def _store_beliefs(repo: Repository, ns: str, beliefs: dict[int, BetaBelief]) -> None:
-    if beliefs:
-        await repo.session.execute(
-            fq.update_beliefs(ns),
-            [
-                {"b_id": i, "b_alpha": b.alpha, "b_beta": b.beta, "b_confidence": b.tau}
-                for i, b in beliefs.items()
-            ],
-        )
+async def _store_beliefs(
+    repo: Repository, namespace: Sequence[str], beliefs: dict[int, BetaBelief]
+) -> None:
+    rows = [(i, b.alpha, b.beta, b.tau) for i, b in beliefs.items()]
+    await repo.store_beliefs(namespace, rows)
 
 
 async def settle_feedback(
@@ -99,7 +104,7 @@ async def settle_feedback(
     """Settle a logged query: the answer used ``note_ids`` and had ``outcome``.
 
     Adds the notes to the query's used notes, records the outcome, and updates each
-    note's Beta belief by :func:`~langmemcore.formal.precision.settle` with weight
+    note's Beta belief by :func:`~langmemcore.formal.confidence.settle` with weight
     ``config.feedback_weight``.
 
     Returns:
@@ -109,42 +114,38 @@ async def settle_feedback(
         NotFoundError: The query or a note is not in the namespace.
         InvalidInputError: ``outcome`` is outside ``[0, 1]``.
     """
-    ns = encode_namespace(namespace)
     ids = list(dict.fromkeys(int(i) for i in note_ids))
-    row = (await repo.session.scalars(fq.query_for_update(ns, query_id))).one_or_none()
-    if row is None:
+    used_before = await repo.lock_logged_query(namespace, query_id)
+    if used_before is None:
         raise NotFoundError(f"query {query_id} is not logged in {tuple(namespace)}")
-    beliefs = await _beliefs(repo, ns, ids, config)
+    beliefs = await _beliefs(repo, namespace, ids, config)
     missing = [i for i in ids if i not in beliefs]
     if missing:
         raise NotFoundError(f"notes {missing} are not in {tuple(namespace)}")
     updated = {i: settle(beliefs[i], outcome, config.feedback_weight) for i in ids}
-    used = list(dict.fromkeys([*row.used, *ids]))
-    await repo.session.execute(fq.settle_query(ns, query_id, used, float(outcome)))
-    await _store_beliefs(repo, ns, updated)
+    used = list(dict.fromkeys([*used_before, *ids]))
+    await repo.settle_logged_query(namespace, query_id, used, float(outcome))
+    await _store_beliefs(repo, namespace, updated)
     return {i: b.tau for i, b in updated.items()}
 
 
 async def apply_write_evidence(
     repo: Repository,
     namespace: Sequence[str],
-    results: Sequence[ApplyResult],
+    results: Sequence[WriteOutcome],
     config: FormalConfig,
 ) -> None:
     """Agreement and contradiction from a write: merges (``w_merge`` to the grown note's
     alpha) and the supports / conflicts edges created (see
-    :mod:`langmemcore.formal.precision`).
+    :mod:`langmemcore.formal.confidence`).
     """
-    ns = encode_namespace(namespace)
     delta: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0])
     for result in results:
         if result.operation == "merge" and result.note_id is not None:
             delta[result.note_id][0] += config.merge_weight
     edge_ids = [e for r in results for e in r.edge_ids]
     if edge_ids:
-        for source, target, relation, strength in await repo.session.execute(
-            fq.edges_by_ids(ns, edge_ids)
-        ):
+        for source, target, relation, strength in await repo.edge_relations(namespace, edge_ids):
             d_alpha, d_beta = edge_evidence(relation, strength, config.edge_weight)
             for note in (source, target):
                 delta[note][0] += d_alpha
@@ -152,10 +153,10 @@ async def apply_write_evidence(
     delta = {i: d for i, d in delta.items() if d[0] or d[1]}
     if not delta:
         return
-    beliefs = await _beliefs(repo, ns, list(delta), config)
+    beliefs = await _beliefs(repo, namespace, list(delta), config)
     await _store_beliefs(
         repo,
-        ns,
+        namespace,
         {i: BetaBelief(b.alpha + delta[i][0], b.beta + delta[i][1]) for i, b in beliefs.items()},
     )
 
@@ -164,7 +165,7 @@ async def over_budget(repo: Repository, namespace: Sequence[str], budget: Budget
     """Whether the namespace's active notes exceed ``budget``."""
     if not budget.limited:
         return False
-    notes, tokens = (await repo.session.execute(fq.active_usage(encode_namespace(namespace)))).one()
+    notes, tokens = await repo.active_usage(namespace)
     return (budget.max_notes is not None and notes > budget.max_notes) or (
         budget.max_tokens is not None and tokens > budget.max_tokens
     )
@@ -176,19 +177,15 @@ async def load_expected_queries(
     """The namespace's expected queries over its active notes
     (:func:`~langmemcore.formal.expected.expected_queries`).
     """
-    ns = encode_namespace(namespace)
     notes = [
-        NoteFacts(int(i), int(i), tuple(kw), int(t), float(c))
-        for i, kw, t, c in await repo.session.execute(fq.active_note_facts(ns))
+        NoteFacts(i, i, keywords, tokens, confidence)
+        for i, keywords, tokens, confidence in await repo.active_note_facts(namespace)
     ]
-    edges = [
-        EdgeFacts(int(s), int(t), float(w))
-        for s, t, w in await repo.session.execute(fq.edges_among_active(ns))
-    ]
-    topic_keywords = list(await repo.session.scalars(fq.current_topic_keywords(ns)))
+    edges = [EdgeFacts(s, t, w) for s, t, w in await repo.edges_among_active(namespace)]
+    topic_keywords = await repo.current_topic_keywords(namespace)
     log = [
-        LoggedQuery(int(i), tuple(r), tuple(u))
-        for i, r, u in await repo.session.execute(fq.recent_queries(ns, config.log_window))
+        LoggedQuery(i, tuple(returned), tuple(used))
+        for i, returned, used in await repo.recent_queries(namespace, config.log_window)
     ]
     return expected_queries(notes, edges, topic_keywords, log, config, token_costs=token_costs)
 
@@ -215,7 +212,7 @@ async def compact(
     """
     if not budget.limited:
         raise InvalidInputError("compaction needs a budget (max_notes or max_tokens)")
-    await lock_namespace(repo, namespace)
+    await repo.lock_construction(namespace)
     instance = await load_expected_queries(
         repo, namespace, config, token_costs=budget.max_tokens is not None
     )
@@ -234,8 +231,7 @@ async def archive(
     """Archive the active notes among ``note_ids`` (one lineage row each); returns them."""
     if not note_ids:
         return []
-    ns = encode_namespace(namespace)
-    done = sorted(int(i) for i in await repo.session.scalars(fq.archive_notes(ns, note_ids)))
+    done = await repo.archive_notes(namespace, note_ids)
     await repo.append_lineages(
         namespace,
         [
@@ -243,7 +239,7 @@ async def archive(
                 "operation": "archive",
                 "note_id": i,
                 "before": {"status": "active"},
-                "after": {"status": fq.ARCHIVED},
+                "after": {"status": ARCHIVED},
                 "reason": reason,
             }
             for i in done
@@ -258,32 +254,23 @@ async def restore(repo: Repository, namespace: Sequence[str], note_ids: Sequence
     Raises:
         NotFoundError: A note is not in the namespace.
     """
-    ns = encode_namespace(namespace)
     ids = list(dict.fromkeys(int(i) for i in note_ids))
     if not ids:
         return []
-    found = {int(r[0]) for r in await repo.session.execute(fq.note_beliefs(ns, ids))}
+    found = await repo.present_note_ids(namespace, ids)
     if len(found) != len(ids):
         raise NotFoundError(f"notes {sorted(set(ids) - found)} are not in {tuple(namespace)}")
-    done = sorted(int(i) for i in await repo.session.scalars(fq.restore_notes(ns, ids)))
+    done = await repo.restore_notes(namespace, ids)
     await repo.append_lineages(
         namespace,
         [
             {
                 "operation": "restore",
                 "note_id": i,
-                "before": {"status": fq.ARCHIVED},
+                "before": {"status": ARCHIVED},
                 "after": {"status": "active"},
             }
             for i in done
         ],
     )
     return done
-
-
-async def archived_note_ids(
-    repo: Repository, namespace: Sequence[str], vector: Sequence[float], k: int
-) -> list[int]:
-    """Archived notes nearest to ``vector`` (cosine), best first."""
-    stmt = cq.nearest_notes(encode_namespace(namespace), vector, k, statuses=(fq.ARCHIVED,))
-    return [int(i) for i, _d in await repo.session.execute(*stmt)]

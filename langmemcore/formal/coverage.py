@@ -15,44 +15,29 @@ The formal paper's objects (``seeds/formal-agent-memory-paper.md``, sections 2-3
   loss** is ``U*(|M|) - U(M)``; the **full-memory baseline** is the utility of keeping
   every element.
 
-:func:`greedy_max_coverage` adds, at each step, the missing part of a requirement with the
-most newly covered mass per unit of cost; for a decomposable instance with unit costs this
-is the classical greedy with its ``1 - 1/e`` guarantee. :func:`exact_max_coverage`
-enumerates memories of a given size, for small instances.
+This module holds the instance and the utilities; the solvers (greedy and exact max
+coverage) and the frontier are in :mod:`~langmemcore.formal.max_coverage`.
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import math
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from langmemcore._errors import InvalidInputError
 
 __all__ = [
-    "DEFAULT_EXACT_LIMIT",
     "CoverageInstance",
     "CoverageQuery",
-    "Frontier",
-    "FrontierPoint",
-    "GreedyResult",
     "coverage",
-    "efficiency_loss",
-    "exact_max_coverage",
-    "frontier",
     "full_memory_value",
-    "greedy_max_coverage",
     "precision",
     "water_inflation",
 ]
 
 E = TypeVar("E", bound=Hashable)
-
-DEFAULT_EXACT_LIMIT = 200_000
-"""Most memories :func:`frontier` enumerates at one capacity before it falls back to greedy."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +55,10 @@ class CoverageQuery(Generic[E]):
     key: Hashable
     mass: float
     requirements: tuple[frozenset[E], ...]
+
+    def covered_by(self, memory: set[E] | frozenset[E]) -> bool:
+        """Whether ``memory`` holds every element of one of the requirements."""
+        return any(r <= memory for r in self.requirements)
 
 
 @dataclass(frozen=True)
@@ -150,14 +139,10 @@ class CoverageInstance(Generic[E]):
         )
 
 
-def _covered(query: CoverageQuery[E], memory: set[E] | frozenset[E]) -> bool:
-    return any(r <= memory for r in query.requirements)
-
-
 def coverage(instance: CoverageInstance[E], memory: Iterable[E]) -> float:
     """Expected coverage utility: the mass of the queries ``memory`` covers (Def. 2.5)."""
     kept = set(memory)
-    return sum(q.mass for q in instance.queries if _covered(q, kept))
+    return sum(q.mass for q in instance.queries if q.covered_by(kept))
 
 
 def precision(instance: CoverageInstance[E], memory: Iterable[E], true: Collection[E]) -> float:
@@ -179,236 +164,3 @@ def water_inflation(
 def full_memory_value(instance: CoverageInstance[E]) -> float:
     """The full-memory (full-context) baseline: the utility of keeping every element."""
     return coverage(instance, instance.elements)
-
-
-@dataclass(frozen=True)
-class GreedyResult(Generic[E]):
-    """What greedy max coverage kept.
-
-    Attributes:
-        memory: Kept elements in the order they were added.
-        value: Covered mass.
-        gains: Covered mass added by each step (a step adds one or more elements).
-        steps: Elements added by each step.
-    """
-
-    memory: tuple[E, ...]
-    value: float
-    gains: tuple[float, ...]
-    steps: tuple[tuple[E, ...], ...]
-
-
-class _Greedy(Generic[E]):
-    """Lazy greedy over requirement completions (see :func:`greedy_max_coverage`)."""
-
-    def __init__(self, instance: CoverageInstance[E]) -> None:
-        self.instance = instance
-        self.order = {e: i for i, e in enumerate(instance.elements)}
-        self.touching: dict[E, list[int]] = {}
-        for index, query in enumerate(instance.queries):
-            for requirement in query.requirements:
-                for element in requirement:
-                    self.touching.setdefault(element, []).append(index)
-        self.kept: set[E] = set()
-        self.covered: set[int] = set()
-
-    def missing(self, requirement: frozenset[E]) -> tuple[E, ...]:
-        return tuple(sorted(requirement - self.kept, key=self.order.__getitem__))
-
-    def gain(self, added: Sequence[E]) -> float:
-        trial = self.kept | set(added)
-        seen: set[int] = set()
-        total = 0.0
-        for element in added:
-            for index in self.touching.get(element, ()):
-                if index in self.covered or index in seen:
-                    continue
-                seen.add(index)
-                if _covered(self.instance.queries[index], trial):
-                    total += self.instance.queries[index].mass
-        return total
-
-    def entry(self, added: tuple[E, ...]) -> tuple[float, tuple[int, ...], tuple[E, ...]]:
-        cost = sum(self.instance.cost(e) for e in added)
-        ratio = self.gain(added) / cost if cost > 0 else math.inf
-        return (-ratio, tuple(self.order[e] for e in added), added)
-
-    def add(self, added: Sequence[E]) -> float:
-        gained = self.gain(added)
-        self.kept.update(added)
-        for element in added:
-            for index in self.touching.get(element, ()):
-                if index not in self.covered and _covered(self.instance.queries[index], self.kept):
-                    self.covered.add(index)
-        return gained
-
-
-def greedy_max_coverage(
-    instance: CoverageInstance[E], budget: float, *, fill: bool = True
-) -> GreedyResult[E]:
-    """Greedy weighted max coverage within ``budget`` (total cost of the kept elements).
-
-    Each step adds the missing elements of one requirement of an uncovered query (a
-    single element when the instance is decomposable), the one with the most newly
-    covered mass per unit of cost that still fits; ties go to the elements earlier in
-    ``instance.elements``. Gains are re-evaluated lazily and candidates touching the
-    elements just added are refreshed. For a decomposable instance with unit costs the
-    result is the classical greedy, within ``1 - 1/e`` of the optimum; with conjunctive
-    requirements or unequal costs no guarantee is claimed.
-
-    Args:
-        instance: The coverage instance.
-        budget: Largest total cost of the memory (with unit costs: its size).
-        fill: Fill the budget left once nothing adds coverage with the remaining elements
-            in ``instance.elements`` order (more memory is never worse).
-    """
-    state = _Greedy(instance)
-    heap: list[tuple[float, tuple[int, ...], tuple[E, ...]]] = []
-    pushed: set[tuple[E, ...]] = set()
-
-    def push(added: tuple[E, ...]) -> None:
-        if added and added not in pushed:
-            pushed.add(added)
-            heapq.heappush(heap, state.entry(added))
-
-    for query in instance.queries:
-        if query.mass > 0:
-            for requirement in query.requirements:
-                push(state.missing(requirement))
-    spent = 0.0
-    memory: list[E] = []
-    gains: list[float] = []
-    steps: list[tuple[E, ...]] = []
-    while heap:
-        _ratio, _order, added = heapq.heappop(heap)
-        pushed.discard(added)
-        fresh = tuple(e for e in added if e not in state.kept)
-        if fresh != added:
-            push(fresh)
-            continue
-        current = state.entry(added)
-        if heap and current > heap[0]:
-            pushed.add(added)
-            heapq.heappush(heap, current)
-            continue
-        if current[0] >= 0:
-            break
-        cost = sum(instance.cost(e) for e in added)
-        if spent + cost > budget + 1e-12:
-            continue
-        gains.append(state.add(added))
-        spent += cost
-        memory.extend(added)
-        steps.append(added)
-        for element in added:
-            for index in state.touching.get(element, ()):
-                if index not in state.covered:
-                    for requirement in instance.queries[index].requirements:
-                        push(state.missing(requirement))
-    if fill:
-        for element in instance.elements:
-            cost = instance.cost(element)
-            if element not in state.kept and spent + cost <= budget + 1e-12:
-                gains.append(state.add((element,)))
-                spent += cost
-                memory.append(element)
-                steps.append((element,))
-    return GreedyResult(tuple(memory), coverage(instance, memory), tuple(gains), tuple(steps))
-
-
-def exact_max_coverage(instance: CoverageInstance[E], size: int) -> tuple[tuple[E, ...], float]:
-    """The best memory of at most ``size`` elements, by enumeration (unit costs).
-
-    By monotonicity a best memory of exactly ``min(size, n)`` elements exists; ties go to
-    the memory first in lexicographic ``instance.elements`` order.
-
-    Returns:
-        The memory (in ``instance.elements`` order) and its covered mass.
-    """
-    size = max(0, min(size, len(instance.elements)))
-    best: tuple[E, ...] = ()
-    best_value = -math.inf
-    for memory in itertools.combinations(instance.elements, size):
-        value = coverage(instance, memory)
-        if value > best_value + 1e-12:
-            best, best_value = memory, value
-    return best, max(best_value, 0.0)
-
-
-@dataclass(frozen=True)
-class FrontierPoint(Generic[E]):
-    """One capacity of the utility-capacity frontier.
-
-    Attributes:
-        capacity: ``S``.
-        value: ``U*(S)`` (exact) or the greedy lower bound of it.
-        memory: A memory attaining ``value``.
-        method: ``"exact"`` (enumeration) or ``"greedy"``.
-    """
-
-    capacity: int
-    value: float
-    memory: tuple[E, ...]
-    method: str
-
-
-@dataclass(frozen=True)
-class Frontier(Generic[E]):
-    """The utility-capacity curve ``U*(S)`` with the full-memory baseline.
-
-    Attributes:
-        points: One point per capacity, in increasing capacity.
-        baseline: Utility of keeping every element.
-    """
-
-    points: tuple[FrontierPoint[E], ...]
-    baseline: float
-
-    def value(self, capacity: int) -> float:
-        """``U*(capacity)``."""
-        for point in self.points:
-            if point.capacity == capacity:
-                return point.value
-        raise InvalidInputError(f"capacity {capacity} is not on this frontier")
-
-    @property
-    def method(self) -> str:
-        """``"exact"`` when every point was enumerated, else ``"greedy"`` (a lower bound)."""
-        return "exact" if all(p.method == "exact" for p in self.points) else "greedy"
-
-
-def frontier(
-    instance: CoverageInstance[E],
-    capacities: Iterable[int] | None = None,
-    *,
-    exact_limit: int = DEFAULT_EXACT_LIMIT,
-) -> Frontier[E]:
-    """The utility-capacity frontier (Def. 3.1) at ``capacities`` (default ``0..n``).
-
-    A capacity is solved exactly when at most ``exact_limit`` memories of that size
-    exist (and costs are unit), else by :func:`greedy_max_coverage`; each point says which.
-    """
-    n = len(instance.elements)
-    unit = all(instance.cost(e) == 1.0 for e in instance.elements)
-    points = []
-    for capacity in sorted(set(range(n + 1) if capacities is None else capacities)):
-        if capacity < 0:
-            raise InvalidInputError("capacities must be non-negative")
-        if unit and math.comb(n, min(capacity, n)) <= exact_limit:
-            memory, value = exact_max_coverage(instance, capacity)
-            points.append(FrontierPoint(capacity, value, memory, "exact"))
-        else:
-            result = greedy_max_coverage(instance, capacity)
-            points.append(FrontierPoint(capacity, result.value, result.memory, "greedy"))
-    return Frontier(tuple(points), full_memory_value(instance))
-
-
-def efficiency_loss(
-    instance: CoverageInstance[E], memory: Collection[E], curve: Frontier[E]
-) -> float:
-    """Memory-efficiency loss of a policy's memory: ``U*(|memory|) - U(memory)``.
-
-    Raises:
-        InvalidInputError: ``curve`` has no point at ``len(memory)``.
-    """
-    return curve.value(len(set(memory))) - coverage(instance, memory)

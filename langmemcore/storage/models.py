@@ -58,7 +58,8 @@ __all__ = [
 ]
 
 ACTIVE = "active"
-"""Status of a note in memory (compaction archives notes, see ``formal_queries.ARCHIVED``)."""
+"""Status of a note in memory (compaction archives notes, see
+``langmemcore.storage.formal.queries.ARCHIVED``)."""
 
 TSVECTOR_EXPRESSION = "to_tsvector('english'::regconfig, context)"
 """Expression of the generated full-text column of notes (GIN indexed)."""

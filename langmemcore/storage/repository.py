@@ -20,6 +20,7 @@ from langmemcore.storage import channel_queries as cq
 from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
 from langmemcore.storage.database import Database
+from langmemcore.storage.formal.access import FormalAccess
 from langmemcore.storage.notes import NoteAccess
 from langmemcore.storage.records import Scored
 from langmemcore.storage.stats import EvalReads
@@ -28,7 +29,7 @@ from langmemcore.storage.topics import TopicAccess
 __all__ = ["Repository"]
 
 
-class Repository(NoteAccess, TopicAccess, EvalReads):
+class Repository(NoteAccess, TopicAccess, FormalAccess, EvalReads):
     """Namespace-scoped data access within one transaction.
 
     Args:

@@ -14,9 +14,9 @@ from langmemcore.config import ConstructionConfig, RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.eval.frontier import GoldQuery, namespace_curve
-from langmemcore.formal.api import SearchResults
 from langmemcore.formal.capacity import apply_write_evidence
 from langmemcore.formal.config import Budget, FormalConfig
+from langmemcore.formal.layer import SearchResults
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import (

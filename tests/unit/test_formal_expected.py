@@ -17,7 +17,7 @@ from langmemcore.eval.frontier import (
     split_questions,
 )
 from langmemcore.formal.config import Budget, FormalConfig
-from langmemcore.formal.coverage import coverage, greedy_max_coverage
+from langmemcore.formal.coverage import coverage
 from langmemcore.formal.expected import (
     EdgeFacts,
     LoggedQuery,
@@ -25,7 +25,8 @@ from langmemcore.formal.expected import (
     expected_queries,
     prior_masses,
 )
-from langmemcore.storage import formal_queries as fq
+from langmemcore.formal.max_coverage import greedy_max_coverage
+from langmemcore.storage.formal import queries as fq
 
 NOTES = [
     NoteFacts(1, 1, ("adoption", "agency"), 10, 0.5),
@@ -153,13 +154,22 @@ def test_formal_statements_filter_by_namespace() -> None:
         fq.current_topic_keywords("ns"),
         fq.archive_notes("ns", [1]),
         fq.restore_notes("ns", [1]),
-        fq.update_beliefs("ns"),
+        fq.update_beliefs("ns", [(1, 1.5, 0.5, 0.75)]),
         fq.active_usage("ns"),
+        fq.confident_notes("ns", [1], 0.5),
+        fq.latest_query_id("ns", "where?"),
+        fq.notes_of_observation_keys("ns", ["k"]),
+        fq.note_beliefs("ns", [1], lock=True),
+        fq.query_for_update("ns", 1),
+        fq.settle_query("ns", 1, [1], 1.0),
+        fq.edges_by_ids("ns", [1]),
     ):
-        sql = str(stmt.compile(dialect=postgresql.dialect()))
-        assert "namespace = " in sql
-    archive = str(fq.archive_notes("ns", [1]).compile(dialect=postgresql.dialect()))
+        sql = str(stmt.statement.compile(dialect=postgresql.dialect()))
+        assert "namespace = " in sql and "ns" in stmt.params.values()
+    archive = str(fq.archive_notes("ns", [1]).statement.compile(dialect=postgresql.dialect()))
     assert "notes.status = " in archive and "RETURNING notes.id" in archive
+    beliefs = fq.update_beliefs("ns", [(1, 1.5, 0.5, 0.75), (2, 1.0, 2.0, 1 / 3)])
+    assert beliefs.params["ids"] == [1, 2] and beliefs.params["taus"] == [0.75, 1 / 3]
 
 
 def test_report_with_truth_shows_precision_and_inflation() -> None:

@@ -1,4 +1,4 @@
-"""Coverage, greedy / exact max coverage and the Beta precision rule, without a database."""
+"""Coverage, greedy / exact max coverage and the Beta confidence rule, without a database."""
 
 from __future__ import annotations
 
@@ -9,15 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from langmemcore import InvalidInputError
-from langmemcore.formal.coverage import (
-    CoverageInstance,
-    CoverageQuery,
-    coverage,
-    exact_max_coverage,
-    frontier,
-    greedy_max_coverage,
-)
-from langmemcore.formal.precision import BetaBelief, edge_evidence, prior_belief, settle
+from langmemcore.formal.confidence import BetaBelief, edge_evidence, prior_belief, settle
+from langmemcore.formal.coverage import CoverageInstance, CoverageQuery, coverage
+from langmemcore.formal.max_coverage import exact_max_coverage, frontier, greedy_max_coverage
 
 
 def conjunctive() -> CoverageInstance[int]:

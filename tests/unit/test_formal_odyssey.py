@@ -8,13 +8,11 @@ import pytest
 from langmemcore.formal.coverage import (
     CoverageInstance,
     coverage,
-    efficiency_loss,
-    frontier,
     full_memory_value,
-    greedy_max_coverage,
     precision,
     water_inflation,
 )
+from langmemcore.formal.max_coverage import efficiency_loss, frontier, greedy_max_coverage
 
 MASSES = {
     "q1": 0.20,

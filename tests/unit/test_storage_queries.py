@@ -10,10 +10,10 @@ from sqlalchemy.dialects import postgresql
 
 from langmemcore import InvalidInputError
 from langmemcore.storage import channel_queries as cq
-from langmemcore.storage import formal_queries as formal
 from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
 from langmemcore.storage.evidence_queries import evidence_rows
+from langmemcore.storage.formal import queries as formal
 from langmemcore.storage.models import Item, decode_vector
 from langmemcore.storage.notes import lineage_queries as lq
 from langmemcore.storage.notes import queries as nq

@@ -1,4 +1,4 @@
-"""Precision: a note's confidence ``tau`` as a Beta posterior (pure, no I/O).
+"""Confidence: a note's confidence ``tau`` as a Beta posterior (pure, no I/O).
 
 Each note carries ``alpha`` and ``beta``, the pseudo-counts of evidence for and against
 it being true; its confidence is the posterior mean ``tau = alpha / (alpha + beta)``.
