@@ -40,7 +40,6 @@ __all__ = [
     "ACTIVE",
     "LOCK_TOPICS",
     "delete_note_sources",
-    "keyword_ids_by_name",
     "namespace_prefix_filter",
     "nearest_keywords",
     "nearest_topics",
@@ -94,13 +93,6 @@ def nearest_topics(namespace: str, vector: Sequence[float], k: int) -> Select:
         .where(Topic.namespace == namespace, Topic.generation == newest)
         .order_by(distance, Topic.id)
         .limit(k)
-    )
-
-
-def keyword_ids_by_name(namespace: str, names: Sequence[str]) -> Select:
-    """(``id``, ``name``) of the given normalised keyword names."""
-    return select(Keyword.id, Keyword.name).where(
-        Keyword.namespace == namespace, Keyword.name.in_(list(names))
     )
 
 

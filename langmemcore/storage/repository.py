@@ -37,11 +37,12 @@ from langmemcore.storage.records import (
     checked_observation,
     ensure_same_content,
 )
+from langmemcore.storage.traversal import TraversalAccess
 
 __all__ = ["Repository"]
 
 
-class Repository(SessionBound):
+class Repository(TraversalAccess, SessionBound):
     """Namespace-scoped data access within one transaction.
 
     Args:
@@ -178,7 +179,9 @@ class Repository(SessionBound):
         self, namespace: Sequence[str], vector: Sequence[float], k: int
     ) -> list[Scored]:
         """Active notes by cosine similarity to ``vector``, best first."""
-        rows = await self._session.execute(*cq.nearest_notes(encode_namespace(namespace), vector, k))
+        rows = await self._session.execute(
+            *cq.nearest_notes(encode_namespace(namespace), vector, k)
+        )
         return [Scored(i, 1.0 - d) for i, d in rows]
 
     async def nearest_notes_by_speakers(
@@ -337,7 +340,9 @@ class Repository(SessionBound):
         """
         if not note_ids:
             return []
-        rows = await self._session.execute(*cq.note_summaries(encode_namespace(namespace), note_ids))
+        rows = await self._session.execute(
+            *cq.note_summaries(encode_namespace(namespace), note_ids)
+        )
         by_id = {int(i): (int(i), c, list(k), t) for i, c, k, t in rows}
         return [by_id[i] for i in note_ids if i in by_id]
 
@@ -356,7 +361,9 @@ class Repository(SessionBound):
         result: dict[int, list[Observation]] = {n: [] for n in note_ids}
         if not note_ids:
             return result
-        rows = await self._session.execute(q.sources_of_notes(encode_namespace(namespace), note_ids))
+        rows = await self._session.execute(
+            q.sources_of_notes(encode_namespace(namespace), note_ids)
+        )
         for note_id, observation in rows:
             result[note_id].append(observation)
         return result

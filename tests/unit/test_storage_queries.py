@@ -67,7 +67,6 @@ def own_where_clause(stmt: object) -> str:
         cq.keyword_vectors_by_name("ns", ["paris"]),
         q.sources_of_notes("ns", [1]),
         q.observation_by_key("ns", "k"),
-        q.keyword_ids_by_name("ns", ["paris"]),
     ],
 )
 def test_every_read_filters_by_namespace_first(stmt: object) -> None:
