@@ -25,7 +25,6 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from langmemcore._errors import LLMOutputError, LLMUnavailableError
-from langmemcore._namespace import encode_namespace
 from langmemcore.config import RetrievalConfig
 from langmemcore.retrieval.channels import (
     QueryPlan,
@@ -38,7 +37,6 @@ from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
 from langmemcore.storage.database import Database
-from langmemcore.storage.formal_queries import confident_notes
 from langmemcore.storage.records import Scored
 from langmemcore.storage.repository import Repository
 
@@ -250,10 +248,8 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     ctx, fused, floor = runtime.context, state["fused"], state.get("min_confidence")
     async with Repository.open(ctx.database, autocommit=True) as repo:
         if floor is not None:
-            stmt = confident_notes(
-                encode_namespace(state["namespace"]), [f.note_id for f in fused], floor
-            )
-            confident = set(await repo.session.scalars(stmt))
+            ids = [f.note_id for f in fused]
+            confident = await repo.confident_notes(state["namespace"], ids, floor)
             fused = [f for f in fused if f.note_id in confident]
         results = await pack_notes(
             repo,

@@ -37,12 +37,13 @@ from langmemcore.storage.records import (
     checked_observation,
     ensure_same_content,
 )
+from langmemcore.storage.search import SearchAccess
 from langmemcore.storage.traversal import TraversalAccess
 
 __all__ = ["Repository"]
 
 
-class Repository(TraversalAccess, SessionBound):
+class Repository(SearchAccess, TraversalAccess, SessionBound):
     """Namespace-scoped data access within one transaction.
 
     Args:

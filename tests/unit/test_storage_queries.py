@@ -16,10 +16,10 @@ from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import lineage_queries as lq
 from langmemcore.storage import queries as q
 from langmemcore.storage.append_queries import append_observation
-from langmemcore.storage.evidence_queries import evidence_rows
 from langmemcore.storage.models import Item, decode_vector
 from langmemcore.storage.prepared import Prepared
 from langmemcore.storage.records import content_hash, validate_text
+from langmemcore.storage.search.evidence import confident_notes, evidence_rows
 
 VECTOR = [0.1, 0.2, 0.3]
 
@@ -57,6 +57,7 @@ def own_where_clause(stmt: object) -> str:
         fq.lexeme_statistics("ns", "paris trip"),
         fq.stored_lexeme_statistics("ns", "paris trip"),
         evidence_rows("ns", [1, 2]),
+        confident_notes("ns", [1, 2], 0.5),
         cq.nearest_notes_by_speakers("ns", VECTOR, ["Caroline"], 5),
         cq.note_similarities("ns", [1, 2], VECTOR),
         cq.notes_in_time_range(

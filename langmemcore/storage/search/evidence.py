@@ -1,11 +1,12 @@
-"""Pure SQL builder of the evidence the retrieval graph packs.
+"""Pure SQL builders of the evidence the retrieval graph packs.
 
 Packing reads, in one statement, everything a search returns about its best notes: the
 context, keywords and embedding of each active note, its source observations in event
 order and the label of its topic. Embeddings travel in pgvector's binary form
 (``vector_send``, decoded by :func:`~langmemcore.storage.models.decode_vector`):
 decoding 384 floats from text costs about 75 microseconds a vector in Python, from
-binary about 1.
+binary about 1. A search asking for a confidence floor first keeps the notes that reach
+it (:func:`confident_notes`).
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from langmemcore.storage.models import (
     Topic,
     TopicKeyword,
 )
-from langmemcore.storage.prepared import Prepared, id_array, text_param
+from langmemcore.storage.prepared import Prepared, id_array, number, text_param
 
-__all__ = ["evidence_rows"]
+__all__ = ["confident_notes", "evidence_rows"]
 
 
 @cache
@@ -90,3 +91,18 @@ def evidence_rows(namespace: str, note_ids: Sequence[int]) -> Prepared:
     topic sharing most keywords with the note, ties by label).
     """
     return Prepared(_evidence_rows(), {"namespace": namespace, "note_ids": list(note_ids)})
+
+
+@cache
+def _confident_notes() -> Select:
+    return select(Note.id).where(
+        Note.namespace == text_param("namespace"),
+        Note.id == any_(id_array("note_ids")),
+        Note.confidence >= number("floor", float),
+    )
+
+
+def confident_notes(namespace: str, note_ids: Sequence[int], floor: float) -> Prepared:
+    """Ids among ``note_ids`` whose confidence is at least ``floor``."""
+    values = {"namespace": namespace, "note_ids": list(note_ids), "floor": floor}
+    return Prepared(_confident_notes(), values)
