@@ -23,6 +23,7 @@ from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
 from langmemcore.storage._session import SessionBound
 from langmemcore.storage.database import Database
+from langmemcore.storage.items import ItemAccess
 from langmemcore.storage.models import (
     Edge,
     Note,
@@ -43,7 +44,7 @@ from langmemcore.storage.traversal import TraversalAccess
 __all__ = ["Repository"]
 
 
-class Repository(SearchAccess, TraversalAccess, SessionBound):
+class Repository(ItemAccess, SearchAccess, TraversalAccess, SessionBound):
     """Namespace-scoped data access within one transaction.
 
     Args:

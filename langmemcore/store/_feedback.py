@@ -14,7 +14,7 @@ from langgraph.store.base import Item
 
 from langmemcore._errors import InvalidInputError, NotFoundError
 from langmemcore.memory import Memory
-from langmemcore.storage import formal_queries as fq
+from langmemcore.storage.repository import Repository
 from langmemcore.store._index import observation_key
 
 __all__ = ["settle_items"]
@@ -46,15 +46,12 @@ async def settle_items(
         keys.setdefault(tuple(item.namespace), []).append(observation_key(item.key))
     settled: dict[int, float] = {}
     for namespace, observation_keys in keys.items():
-        ns = ".".join(namespace)
-        async with memory.database.session() as session:
-            query_id = await session.scalar(fq.latest_query_id(ns, query))
-            note_ids = list(
-                await session.scalars(fq.notes_of_observation_keys(ns, observation_keys))
-            )
+        async with Repository.open(memory.database) as repo:
+            query_id = await repo.latest_search_id(namespace, query)
+            note_ids = await repo.notes_of_observations(namespace, observation_keys)
         if query_id is None:
             raise NotFoundError(f"no logged search of {query!r} in namespace {namespace!r}")
         if not note_ids:
             raise NotFoundError(f"the items in {namespace!r} have no notes to settle")
-        settled.update(await memory.afeedback(namespace, int(query_id), note_ids, outcome))
+        settled.update(await memory.afeedback(namespace, query_id, note_ids, outcome))
     return settled
