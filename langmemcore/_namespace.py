@@ -16,6 +16,7 @@ from langmemcore._validate import LIMITS
 __all__ = [
     "decode_namespace",
     "encode_namespace",
+    "encode_prefix",
     "like_prefix_pattern",
     "validate_labels",
     "validate_namespace",
@@ -112,6 +113,14 @@ def validate_namespace(namespace: object) -> Namespace:
 def encode_namespace(namespace: Sequence[str]) -> str:
     """Join a validated namespace into its stored text form (``"a.b.c"``)."""
     return ".".join(validate_namespace(namespace))
+
+
+def encode_prefix(labels: Sequence[str]) -> str | None:
+    """Join the validated labels of a namespace prefix into their stored text form
+    (``None`` for no labels: every namespace). A prefix may start with ``"langgraph"``.
+    """
+    checked = validate_labels(labels)
+    return ".".join(checked) if checked else None
 
 
 def decode_namespace(text: str) -> Namespace:

@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from langmemcore.retrieval.fusion import Fused, diversify
-from langmemcore.storage.evidence_queries import evidence_rows
-from langmemcore.storage.models import decode_vector
 from langmemcore.storage.repository import Repository
 from langmemcore.text import content_term_set, content_terms
 
@@ -90,14 +88,10 @@ async def pack_notes(
     """
     query_terms = set(content_terms(query))
     head = list(fused[: max(k * 2, pool if diversity > 0 else 0)])
-    rows = await repo.session.execute(
-        *evidence_rows(".".join(namespace), [f.note_id for f in head])
-    )
-    notes = {row.id: row for row in rows}
+    notes = await repo.note_evidence(namespace, [f.note_id for f in head])
     head = [f for f in head if f.note_id in notes]
     if diversity > 0:
-        vectors = {i: decode_vector(n.vector) for i, n in notes.items()}
-        head = diversify(head, vectors, 1.0 - diversity)
+        head = diversify(head, {i: n.vector for i, n in notes.items()}, 1.0 - diversity)
     packed: list[RetrievedNote] = []
     spent = 0
     for item in head[:k]:
@@ -106,10 +100,7 @@ async def pack_notes(
         if token_budget is not None and packed and spent + cost > token_budget:
             break
         spent += cost
-        sources = [
-            SourceRef(key, speaker, datetime.fromisoformat(when) if when else None, text)
-            for key, speaker, when, text in note.sources or ()
-        ]
+        sources = [SourceRef(*source) for source in note.sources]
         packed.append(
             RetrievedNote(
                 note_id=note.id,

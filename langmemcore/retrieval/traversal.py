@@ -6,9 +6,9 @@ between notes. The operations are the paper's moves: forward cue -> tag
 content -> (cue, tag) (:func:`note_cues`), plus the episodic timeline (:func:`timeline`),
 the abstraction layer (:func:`topic_notes`) and the entry point (:func:`find_keywords`).
 
-The statements come from the pure builders of :mod:`langmemcore.storage.traversal_queries`;
-the async functions here execute them on a :class:`Repository` and return small frozen
-records. Every list is capped at ``limit`` rows.
+The reads are :class:`~langmemcore.storage.traversal.TraversalAccess`'s, through a
+:class:`Repository`; the async functions here turn them into small frozen records. Every
+list is capped at ``limit`` rows.
 """
 
 from __future__ import annotations
@@ -16,27 +16,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import Any, NamedTuple
-
-from sqlalchemy import Row, func, select
+from typing import NamedTuple
 
 from langmemcore._errors import InvalidInputError, NotFoundError
-from langmemcore._namespace import encode_namespace
-from langmemcore.storage import queries as q
+from langmemcore._namespace import validate_namespace
 from langmemcore.storage.repository import Repository
-from langmemcore.storage.traversal_queries import (
-    active_notes_with,
-    keyword_tags_stmt,
-    nearest_keywords_stmt,
-    note_neighbours_stmt,
-    note_row_stmt,
-    note_topics_stmt,
-    notes_for_stmt,
-    timeline_stmt,
-    topic_by_id_stmt,
-    topic_by_label_stmt,
-    topic_member_notes_stmt,
-)
+from langmemcore.storage.traversal.access import NoteRows
 from langmemcore.text import normalize_keyword
 from langmemcore.text.dates import parse_event_time
 
@@ -61,7 +46,6 @@ __all__ = [
 DEFAULT_LIMIT = 10
 """Rows per traversal result (keeps the agent's context small)."""
 
-_ACTIVE = q.ACTIVE
 _MAX_ID = 2**63 - 1
 
 
@@ -157,30 +141,28 @@ def _parse_when(text: str, what: str) -> datetime:
     return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
 
 
-def _note_list(rows: Sequence[Row[Any]]) -> NoteList:
-    """Rows of (``id``, ``context``, ``event_time``, ``total``) as a :class:`NoteList`."""
-    notes = tuple(NoteHit(int(r.id), str(r.context), r.event_time) for r in rows)
-    return NoteList(notes, int(rows[0].total) if rows else 0)
+def _note_list(found: NoteRows) -> NoteList:
+    """Storage's capped note rows and their total as a :class:`NoteList`."""
+    rows, total = found
+    return NoteList(tuple(NoteHit(*row) for row in rows), total)
 
 
-async def _keyword_id(repo: Repository, namespace: str, keyword: str) -> tuple[int, str]:
-    name = normalize_keyword(keyword)
-    row = (await repo.session.execute(q.keyword_ids_by_name(namespace, [name]))).first()
-    if row is None:
+async def _keyword_id(repo: Repository, namespace: Sequence[str], keyword: str) -> tuple[int, str]:
+    found = await repo.cue_named(namespace, normalize_keyword(keyword))
+    if found is None:
         raise NotFoundError(
             f"no keyword {keyword!r} in this memory; use a name returned by find_keywords"
         )
-    return int(row[0]), str(row[1])
+    return found
 
 
 async def find_keywords(
     repo: Repository, namespace: Sequence[str], vector: Sequence[float], limit: int = DEFAULT_LIMIT
 ) -> list[KeywordHit]:
     """The cues nearest to an embedded text, nearest first."""
-    stmt = nearest_keywords_stmt(encode_namespace(namespace), vector, limit)
     return [
-        KeywordHit(n, round(1.0 - float(d), 4), int(c))
-        for n, d, c in await repo.session.execute(stmt)
+        KeywordHit(name, round(similarity, 4), notes)
+        for name, similarity, notes in await repo.cues_near(namespace, vector, limit)
     ]
 
 
@@ -192,12 +174,10 @@ async def keyword_tags(
     Raises:
         NotFoundError: The keyword does not exist in the namespace.
     """
-    ns = encode_namespace(namespace)
-    keyword_id, name = await _keyword_id(repo, ns, keyword)
-    carriers = select(func.count()).select_from(active_notes_with(keyword_id, ns).subquery())
-    count = int(await repo.session.scalar(carriers) or 0)
-    rows = await repo.session.execute(keyword_tags_stmt(ns, keyword_id, limit))
-    return name, count, [TagCount(t, r, int(n)) for t, r, n in rows]
+    keyword_id, name = await _keyword_id(repo, namespace, keyword)
+    count = await repo.cue_note_count(namespace, keyword_id)
+    tags = await repo.cue_tags(namespace, keyword_id, limit)
+    return name, count, [TagCount(*tag) for tag in tags]
 
 
 async def notes_for(
@@ -212,12 +192,9 @@ async def notes_for(
     Raises:
         NotFoundError: The keyword does not exist in the namespace.
     """
-    ns = encode_namespace(namespace)
-    keyword_id, _name = await _keyword_id(repo, ns, keyword)
+    keyword_id, _name = await _keyword_id(repo, namespace, keyword)
     wanted = tag if tag and tag.strip() else None
-    return _note_list(
-        (await repo.session.execute(notes_for_stmt(ns, keyword_id, wanted, limit))).all()
-    )
+    return _note_list(await repo.cue_notes(namespace, keyword_id, wanted, limit))
 
 
 async def note_cues(
@@ -228,23 +205,19 @@ async def note_cues(
     Raises:
         NotFoundError: No such note in the namespace.
     """
-    ns = encode_namespace(namespace)
-    row = (
-        (await repo.session.execute(note_row_stmt(ns, note_id))).first()
-        if 0 < note_id <= _MAX_ID
-        else None
-    )
+    validate_namespace(namespace)
+    row = await repo.note_and_cues(namespace, note_id) if 0 < note_id <= _MAX_ID else None
     if row is None:
         raise NotFoundError(f"no note {note_id} in this memory")
     ident, context, when, status, keywords = row
-    neighbours = await repo.session.execute(note_neighbours_stmt(ns, note_id, limit))
-    topics = await repo.session.execute(note_topics_stmt(ns, note_id, limit))
+    neighbours = await repo.note_neighbours(namespace, note_id, limit)
+    topics = await repo.topics_of_note(namespace, note_id, limit)
     return NoteCues(
-        NoteHit(int(ident), context, when),
+        NoteHit(ident, context, when),
         status,
         tuple(keywords)[:limit],
-        tuple(Neighbour(int(i), r, t, round(float(s), 4)) for i, r, t, s in neighbours),
-        tuple(TopicHit(int(i), label) for i, label in topics),
+        tuple(Neighbour(i, r, t, round(s, 4)) for i, r, t, s in neighbours),
+        tuple(TopicHit(i, label) for i, label in topics),
     )
 
 
@@ -256,8 +229,7 @@ async def timeline(
     limit: int = DEFAULT_LIMIT,
 ) -> NoteList:
     """Active notes that happened in ``[start, end)``, oldest first."""
-    stmt = timeline_stmt(encode_namespace(namespace), start, end, limit)
-    return _note_list((await repo.session.execute(stmt)).all())
+    return _note_list(await repo.timeline_notes(namespace, start, end, limit))
 
 
 async def topic_notes(
@@ -275,25 +247,19 @@ async def topic_notes(
     Raises:
         NotFoundError: The namespace has no such topic (or no topics at all).
     """
-    ns = encode_namespace(namespace)
+    validate_namespace(namespace)
     text = topic.strip()
     if not text:
         raise InvalidInputError("topic is empty; give a topic id, label or description")
     if text.isdigit():
-        row = (
-            (await repo.session.execute(topic_by_id_stmt(ns, int(text)))).first()
-            if int(text) <= _MAX_ID
-            else None
-        )
-        if row is None:
+        found = await repo.current_topic(namespace, int(text)) if int(text) <= _MAX_ID else None
+        if found is None:
             raise NotFoundError(f"no topic {text} in this memory")
     else:
-        row = (await repo.session.execute(topic_by_label_stmt(ns, text))).first()
-        if row is None:
-            vector = await embed(text)
-            row = (await repo.session.execute(q.nearest_topics(ns, vector, 1))).first()
-        if row is None:
+        found = await repo.topic_with_label(namespace, text)
+        if found is None:
+            found = await repo.topic_nearest(namespace, await embed(text))
+        if found is None:
             raise NotFoundError("this memory has no topics yet")
-    hit = TopicHit(int(row[0]), str(row[1]))
-    stmt = topic_member_notes_stmt(ns, hit.id, limit)
-    return hit, _note_list((await repo.session.execute(stmt)).all())
+    hit = TopicHit(*found)
+    return hit, _note_list(await repo.topic_member_notes(namespace, hit.id, limit))

@@ -30,7 +30,6 @@ from langmemcore.storage.models import (
 
 __all__ = [
     "ACTIVE",
-    "keyword_ids_by_name",
     "namespace_prefix_filter",
     "nearest_keywords",
     "nearest_topics",
@@ -69,13 +68,6 @@ def nearest_topics(namespace: str, vector: Sequence[float], k: int) -> Select:
         .where(Topic.namespace == namespace, Topic.generation == newest)
         .order_by(distance, Topic.id)
         .limit(k)
-    )
-
-
-def keyword_ids_by_name(namespace: str, names: Sequence[str]) -> Select:
-    """(``id``, ``name``) of the given normalised keyword names."""
-    return select(Keyword.id, Keyword.name).where(
-        Keyword.namespace == namespace, Keyword.name.in_(list(names))
     )
 
 

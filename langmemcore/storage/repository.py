@@ -21,15 +21,20 @@ from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
 from langmemcore.storage.database import Database
 from langmemcore.storage.formal.access import FormalAccess
+from langmemcore.storage.items import ItemAccess
 from langmemcore.storage.notes import NoteAccess
 from langmemcore.storage.records import Scored
+from langmemcore.storage.search import SearchAccess
 from langmemcore.storage.stats import EvalReads
 from langmemcore.storage.topics import TopicAccess
+from langmemcore.storage.traversal import TraversalAccess
 
 __all__ = ["Repository"]
 
 
-class Repository(NoteAccess, TopicAccess, FormalAccess, EvalReads):
+class Repository(
+    NoteAccess, TopicAccess, SearchAccess, TraversalAccess, ItemAccess, FormalAccess, EvalReads
+):
     """Namespace-scoped data access within one transaction.
 
     Args:

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from langgraph.store.base import GetOp, Item, ListNamespacesOp, PutOp, SearchItem, SearchOp
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from langmemcore._errors import InvalidInputError
 from langmemcore._namespace import decode_namespace, validate_labels, validate_namespace
@@ -26,8 +25,10 @@ from langmemcore._validate import (
     check_string,
     check_ttl,
 )
-from langmemcore.storage import items as q
+from langmemcore.storage.items import ItemRef, ItemWrite
+from langmemcore.storage.items.queries import OPERATORS
 from langmemcore.storage.models import Item as ItemRow
+from langmemcore.storage.repository import Repository
 from langmemcore.store._index import ITEM_KEY_PREFIX, IndexSpec, check_value, item_text
 
 __all__ = [
@@ -66,7 +67,7 @@ def _check_search(op: SearchOp) -> None:
     if op.query != "" and op.query is not None:
         check_query(op.query)
     _check_page(op.limit, op.offset)
-    check_filter(op.filter, q.OPERATORS)
+    check_filter(op.filter, OPERATORS)
 
 
 def _check_list(op: ListNamespacesOp) -> None:
@@ -117,55 +118,52 @@ def to_item(row: ItemRow, score: float | None = None, *, search: bool = False) -
 
 
 async def run_gets(
-    session: AsyncSession, ops: Sequence[tuple[int, GetOp]], *, omit_expired: bool
+    repo: Repository, ops: Sequence[tuple[int, GetOp]], *, omit_expired: bool
 ) -> dict[int, Item | None]:
     """Fetch items (refreshing the TTL of those asked to), grouped per namespace."""
-    by_namespace: dict[str, list[tuple[int, GetOp]]] = defaultdict(list)
+    by_namespace: dict[tuple[str, ...], list[tuple[int, GetOp]]] = defaultdict(list)
     for index, op in ops:
-        by_namespace[".".join(op.namespace)].append((index, op))
+        by_namespace[tuple(op.namespace)].append((index, op))
     results: dict[int, Item | None] = {}
     for ns, group in by_namespace.items():
         refresh = [(ns, op.key) for _i, op in group if op.refresh_ttl]
         if refresh:
-            await session.execute(q.refresh_ttl(refresh))
+            await repo.refresh_item_ttl(refresh)
         keys = [op.key for _i, op in group]
-        rows = {
-            r.key: r
-            for r in await session.scalars(q.get_items(ns, keys, omit_expired=omit_expired))
-        }
+        found = await repo.items_by_key(ns, keys, omit_expired=omit_expired)
+        rows = {r.key: r for r in found}
         for index, op in group:
             row = rows.get(op.key)
             results[index] = to_item(row) if row is not None else None
     return results
 
 
-async def search_plain(
-    session: AsyncSession, op: SearchOp, *, omit_expired: bool
-) -> list[SearchItem]:
+async def search_plain(repo: Repository, op: SearchOp, *, omit_expired: bool) -> list[SearchItem]:
     """A search without query: filter, most recently updated first, limit / offset."""
-    prefix = ".".join(op.namespace_prefix) if op.namespace_prefix else None
-    stmt = q.search_items(
-        prefix, op.filter, limit=op.limit, offset=op.offset, omit_expired=omit_expired
+    rows = await repo.search_items(
+        tuple(op.namespace_prefix),
+        op.filter,
+        limit=op.limit,
+        offset=op.offset,
+        omit_expired=omit_expired,
     )
-    rows = list(await session.scalars(stmt))
     if op.refresh_ttl and rows:
-        await session.execute(q.refresh_ttl([(r.namespace, r.key) for r in rows]))
+        await repo.refresh_item_ttl([(decode_namespace(r.namespace), r.key) for r in rows])
     return [to_item(r, search=True) for r in rows]  # type: ignore[misc]
 
 
 async def list_namespaces(
-    session: AsyncSession, op: ListNamespacesOp, *, omit_expired: bool
+    repo: Repository, op: ListNamespacesOp, *, omit_expired: bool
 ) -> list[tuple[str, ...]]:
     """Namespaces of stored items (prefix / suffix with ``*``, max depth, limit, offset)."""
     conditions = [(c.match_type, tuple(c.path)) for c in op.match_conditions or ()]
-    stmt = q.list_namespaces(
+    return await repo.item_namespaces(
         conditions,
         max_depth=op.max_depth,
         limit=op.limit,
         offset=op.offset,
         omit_expired=omit_expired,
     )
-    return [tuple(labels) for labels in await session.scalars(stmt)]
 
 
 class PreparedPut:
@@ -178,7 +176,7 @@ class PreparedPut:
     """
 
     def __init__(self, op: PutOp, spec: IndexSpec, max_chars: int) -> None:
-        self.namespace = ".".join(op.namespace)
+        self.namespace = tuple(op.namespace)
         self.key = str(op.key)
         self.value: dict[str, Any] | None = None
         self.text: str | None = None
@@ -203,7 +201,7 @@ def prepare_puts(ops: Sequence[PutOp], spec: IndexSpec, max_chars: int) -> list[
     return [PreparedPut(op, spec, max_chars) for op in last.values()]
 
 
-async def apply_puts(session: AsyncSession, puts: Sequence[PreparedPut]) -> list[tuple[str, str]]:
+async def apply_puts(repo: Repository, puts: Sequence[PreparedPut]) -> list[ItemRef]:
     """Write the puts and queue the items whose memory must change.
 
     Returns:
@@ -211,33 +209,24 @@ async def apply_puts(session: AsyncSession, puts: Sequence[PreparedPut]) -> list
     """
     if not puts:
         return []
-    pairs = [(p.namespace, p.key) for p in puts]
-    before = {(n, k): t for n, k, t in await session.execute(q.index_texts(pairs))}
+    before = await repo.item_index_texts([(p.namespace, p.key) for p in puts])
     queued = [
         (p.namespace, p.key)
         for p in puts
         if before.get((p.namespace, p.key)) != p.text
         and (p.text is not None or before.get((p.namespace, p.key)) is not None)
     ]
-    deletes: dict[str, list[str]] = defaultdict(list)
+    deletes: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for p in puts:
         if p.value is None:
             deletes[p.namespace].append(p.key)
     for ns, keys in deletes.items():
-        await session.execute(q.delete_items(ns, keys))
+        await repo.delete_items(ns, keys)
     rows = [
-        {
-            "namespace": p.namespace,
-            "key": p.key,
-            "value": p.value,
-            "index_text": p.text,
-            "ttl_minutes": p.ttl,
-        }
-        for p in puts
-        if p.value is not None
+        ItemWrite(p.namespace, p.key, p.value, p.text, p.ttl) for p in puts if p.value is not None
     ]
     if rows:
-        await session.execute(q.upsert_items(rows))
+        await repo.write_items(rows)
     if queued:
-        await session.execute(q.enqueue_tasks(queued))
+        await repo.queue_item_tasks(queued)
     return queued

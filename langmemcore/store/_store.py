@@ -34,7 +34,8 @@ from langmemcore._bridge import run_sync
 from langmemcore._errors import ConfigurationError
 from langmemcore.embeddings import EmbeddingsLike
 from langmemcore.memory import Memory
-from langmemcore.storage import items as q
+from langmemcore.storage.items import ItemRef
+from langmemcore.storage.repository import Repository
 from langmemcore.store._checked import CheckedNamespaces
 from langmemcore.store._feedback import settle_items
 from langmemcore.store._index import IndexSpec, index_spec
@@ -165,22 +166,22 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
         for i, op in enumerate(ops):
             if isinstance(op, SearchOp) and op.query and self.index.enabled:
                 results[i] = await search_by_query(self.memory, op, omit_expired=omit)
-        async with self.memory.database.session() as session:
+        async with Repository.open(self.memory.database) as repo:
             gets = [(i, op) for i, op in enumerate(ops) if isinstance(op, GetOp)]
             if gets:
-                for i, item in (await run_gets(session, gets, omit_expired=omit)).items():
+                for i, item in (await run_gets(repo, gets, omit_expired=omit)).items():
                     results[i] = item
             for i, op in enumerate(ops):
                 if isinstance(op, SearchOp) and not (op.query and self.index.enabled):
-                    results[i] = await search_plain(session, op, omit_expired=omit)
+                    results[i] = await search_plain(repo, op, omit_expired=omit)
                 elif isinstance(op, ListNamespacesOp):
-                    results[i] = await list_namespaces(session, op, omit_expired=omit)
-            queued = await apply_puts(session, puts)
+                    results[i] = await list_namespaces(repo, op, omit_expired=omit)
+            queued = await apply_puts(repo, puts)
         if queued:
             await self._construct(queued)
         return results
 
-    async def _construct(self, queued: list[tuple[str, str]]) -> None:
+    async def _construct(self, queued: list[ItemRef]) -> None:
         if self.background:
             self._kick()
             return
@@ -193,8 +194,8 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
     async def _resume(self) -> None:
         """Start working off tasks left queued in the database (by any process)."""
         self._resumed = True
-        async with self.memory.database.session() as session:
-            pending = int(await session.scalar(q.pending_task_count()) or 0)
+        async with Repository.open(self.memory.database) as repo:
+            pending = await repo.pending_item_tasks()
         if pending:
             self._kick()
 
@@ -223,8 +224,8 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
             await worker
         for _attempt in range(10_000):
             if not await process_task(self.memory):
-                async with self.memory.database.session() as session:
-                    if not await session.scalar(q.pending_task_count()):
+                async with Repository.open(self.memory.database) as repo:
+                    if not await repo.pending_item_tasks():
                         break
                 await asyncio.sleep(0.05)
         await self.memory.aflush()
@@ -239,11 +240,11 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
         Returns:
             How many items were deleted.
         """
-        async with self.memory.database.session() as session:
-            gone = list(await session.execute(q.sweep_expired()))
-            indexed = [(ns, key) for ns, key, text in gone if text is not None]
+        async with Repository.open(self.memory.database) as repo:
+            gone = await repo.sweep_expired_items()
+            indexed = [ref for ref, text in gone if text is not None]
             if indexed:
-                await session.execute(q.enqueue_tasks(indexed))
+                await repo.queue_item_tasks(indexed)
         if indexed:
             await self._construct(indexed)
         return len(gone)

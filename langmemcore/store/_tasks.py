@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
 
 from langgraph.store.base import SearchItem, SearchOp
-from sqlalchemy import select
 
 from langmemcore._namespace import decode_namespace
 from langmemcore._validate import LIMITS
 from langmemcore.memory import Memory
-from langmemcore.storage import items as q
-from langmemcore.storage.models import Item as ItemRow
+from langmemcore.storage.items import ItemRef
 from langmemcore.storage.repository import Repository
 from langmemcore.store._index import item_key_of, observation_key
 from langmemcore.store._ops import to_item
@@ -36,12 +33,9 @@ async def reconcile_item(memory: Memory, namespace: tuple[str, ...], key: str) -
     Returns:
         ``"ingested"``, ``"forgotten"``, ``"replaced"`` or ``"unchanged"``.
     """
-    ns = ".".join(namespace)
     obs_key = observation_key(key)
     async with Repository.open(memory.database) as repo:
-        text = await repo.session.scalar(
-            select(ItemRow.index_text).where(ItemRow.namespace == ns, ItemRow.key == key)
-        )
+        text = await repo.item_index_text(namespace, key)
         observation = await repo.observation(namespace, obs_key)
         stored = observation.content if observation is not None else None
     if stored == text:
@@ -54,19 +48,19 @@ async def reconcile_item(memory: Memory, namespace: tuple[str, ...], key: str) -
     return "ingested" if stored is None else "replaced"
 
 
-async def process_task(memory: Memory, pair: tuple[str, str] | None = None) -> bool:
+async def process_task(memory: Memory, pair: ItemRef | None = None) -> bool:
     """Claim one queued item (the oldest, or ``pair``), reconcile it and clear its task.
 
     Returns:
         ``True`` if a task was claimed and done, ``False`` if none was available.
     """
-    async with memory.database.session() as claim:
-        row = (await claim.execute(q.claim_task(pair))).first()
-        if row is None:
+    async with Repository.open(memory.database) as claim:
+        task = await claim.claim_item_task(pair)
+        if task is None:
             return False
-        ns, key, version = row
-        await reconcile_item(memory, decode_namespace(ns), key)
-        await claim.execute(q.finish_task(ns, key, version))
+        (namespace, key), version = task
+        await reconcile_item(memory, namespace, key)
+        await claim.finish_item_task((namespace, key), version)
     return True
 
 
@@ -79,16 +73,15 @@ async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -
     gives at most ``Limits.k`` notes, however large ``limit + offset``.
     """
     assert op.query is not None
-    prefix = ".".join(op.namespace_prefix) if op.namespace_prefix else None
-    async with memory.database.session() as session:
-        namespaces: Sequence[str] = list(
-            await session.scalars(q.item_namespaces_with_text(prefix, omit_expired=omit_expired))
+    async with Repository.open(memory.database) as repo:
+        namespaces = await repo.namespaces_with_indexed_items(
+            tuple(op.namespace_prefix), omit_expired=omit_expired
         )
     wanted = op.offset + op.limit
     k = min(LIMITS.k, max(memory.retrieval.k_final, 3 * wanted))
-    scores: dict[tuple[str, str], float] = {}
-    for ns in sorted(namespaces):
-        for note in await memory.asearch(decode_namespace(ns), op.query, k=k):
+    scores: dict[ItemRef, float] = {}
+    for ns in namespaces:
+        for note in await memory.asearch(ns, op.query, k=k):
             for source in note.sources:
                 item_key = item_key_of(source.key)
                 if item_key is not None:
@@ -96,17 +89,12 @@ async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -
                     scores[pair] = max(scores.get(pair, -math.inf), note.score)
     if not scores or op.limit == 0:
         return []
-    async with memory.database.session() as session:
-        rows = [
-            r
-            for r in await session.scalars(
-                q.items_by_keys(list(scores), op.filter, omit_expired=omit_expired)
-            )
-            if r.index_text is not None
-        ]
+    async with Repository.open(memory.database) as repo:
+        found = await repo.items_by_ref(list(scores), op.filter, omit_expired=omit_expired)
+        rows = [r for r in found if r.index_text is not None]
         rows.sort(
             key=lambda r: (
-                -scores[(r.namespace, r.key)],
+                -scores[(decode_namespace(r.namespace), r.key)],
                 -r.updated_at.timestamp(),
                 r.namespace,
                 r.key,
@@ -114,8 +102,8 @@ async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -
         )
         page = rows[op.offset : op.offset + op.limit]
         if op.refresh_ttl and page:
-            await session.execute(q.refresh_ttl([(r.namespace, r.key) for r in page]))
+            await repo.refresh_item_ttl([(decode_namespace(r.namespace), r.key) for r in page])
     return [
-        to_item(r, scores[(r.namespace, r.key)], search=True)  # type: ignore[misc]
+        to_item(r, scores[(decode_namespace(r.namespace), r.key)], search=True)  # type: ignore[misc]
         for r in page
     ]

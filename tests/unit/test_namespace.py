@@ -7,6 +7,7 @@ from langmemcore import InvalidNamespaceError, LangMemCoreError
 from langmemcore._namespace import (
     decode_namespace,
     encode_namespace,
+    encode_prefix,
     like_prefix_pattern,
     validate_namespace,
 )
@@ -61,6 +62,14 @@ def test_encoding_round_trips() -> None:
     ns = ("users", "alice", "memories")
     assert encode_namespace(ns) == "users.alice.memories"
     assert decode_namespace(encode_namespace(ns)) == ns
+
+
+def test_a_prefix_encodes_like_a_namespace_but_may_be_empty_or_rooted_at_langgraph() -> None:
+    assert encode_prefix(("users", "alice")) == "users.alice"
+    assert encode_prefix(()) is None
+    assert encode_prefix(("langgraph",)) == "langgraph"
+    with pytest.raises(InvalidNamespaceError):
+        encode_prefix(("a.b",))
 
 
 def test_prefix_pattern_escapes_like_wildcards() -> None:

@@ -12,7 +12,6 @@ from langmemcore import InvalidInputError
 from langmemcore.storage import channel_queries as cq
 from langmemcore.storage import fulltext_queries as fq
 from langmemcore.storage import queries as q
-from langmemcore.storage.evidence_queries import evidence_rows
 from langmemcore.storage.formal import queries as formal
 from langmemcore.storage.models import Item, decode_vector
 from langmemcore.storage.notes import lineage_queries as lq
@@ -21,6 +20,7 @@ from langmemcore.storage.notes import removal_queries as rq
 from langmemcore.storage.notes.append_queries import append_observation
 from langmemcore.storage.prepared import Prepared
 from langmemcore.storage.records import content_hash, validate_text
+from langmemcore.storage.search.evidence import evidence_rows
 from langmemcore.storage.topics import evolution_queries as eq
 from langmemcore.storage.topics import queries as tq
 
@@ -70,7 +70,6 @@ def own_where_clause(stmt: object) -> str:
         tq.keyword_vectors_by_name("ns", ["paris"]),
         nq.sources_of_notes("ns", [1]),
         nq.observation_by_key("ns", "k"),
-        q.keyword_ids_by_name("ns", ["paris"]),
         nq.observation_hashes("ns", ["k"]),
         nq.note_for_update("ns", 1),
         nq.source_ids_of_note("ns", 1),

@@ -10,7 +10,8 @@ from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, PutOp,
 from sqlalchemy.dialects import postgresql
 
 from langmemcore import ConfigurationError, InvalidInputError, InvalidNamespaceError
-from langmemcore.storage import items as q
+from langmemcore.storage.items import queries as q
+from langmemcore.storage.prepared import Prepared
 from langmemcore.store._index import (
     check_value,
     index_spec,
@@ -22,6 +23,8 @@ from langmemcore.store._ops import check_op, prepare_puts
 
 
 def sql(stmt: object) -> str:
+    if isinstance(stmt, Prepared):
+        stmt = stmt.statement
     compiled = stmt.compile(  # type: ignore[attr-defined]
         dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True}
     )
@@ -76,7 +79,7 @@ def test_upsert_keeps_created_at_and_task_requeue_bumps_version() -> None:
     text = str(
         q.upsert_items(
             [{"namespace": "a", "key": "k", "value": {}, "index_text": None, "ttl_minutes": 2.0}]
-        ).compile(dialect=postgresql.dialect())
+        ).statement.compile(dialect=postgresql.dialect())
     )
     assert "ON CONFLICT (namespace, key) DO UPDATE" in text
     assert "created_at" not in text.split("DO UPDATE")[1]

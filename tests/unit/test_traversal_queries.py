@@ -7,13 +7,13 @@ import re
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import Select
 from sqlalchemy.dialects import postgresql
 
 from langmemcore import InvalidInputError
 from langmemcore.retrieval import traversal as tr
 from langmemcore.retrieval.active import cited_note_ids, rank_evidence
-from langmemcore.storage import traversal_queries as tq
+from langmemcore.storage.prepared import Prepared
+from langmemcore.storage.traversal import queries as tq
 
 VECTOR = [0.1, 0.2, 0.3]
 START = datetime(2023, 5, 8, tzinfo=UTC)
@@ -21,26 +21,29 @@ END = datetime(2023, 5, 9, tzinfo=UTC)
 TABLES = ("notes", "keywords", "note_keywords", "edges", "topics", "topic_keywords")
 
 BUILDERS = {
-    "nearest_keywords": tq.nearest_keywords_stmt("ns", VECTOR, 10),
-    "keyword_tags": tq.keyword_tags_stmt("ns", 7, 10),
-    "notes_for": tq.notes_for_stmt("ns", 7, None, 10),
-    "notes_for_tag": tq.notes_for_stmt("ns", 7, "Adoption Agency", 10),
-    "note_row": tq.note_row_stmt("ns", 3),
-    "note_neighbours": tq.note_neighbours_stmt("ns", 3, 10),
-    "note_topics": tq.note_topics_stmt("ns", 3, 10),
-    "timeline": tq.timeline_stmt("ns", START, END, 10),
-    "topic_by_id": tq.topic_by_id_stmt("ns", 4),
-    "topic_by_label": tq.topic_by_label_stmt("ns", "camping"),
-    "topic_member_notes": tq.topic_member_notes_stmt("ns", 4, 10),
+    "keyword_by_name": tq.keyword_by_name("ns", "paris"),
+    "carrier_count": tq.carrier_count("ns", 7),
+    "nearest_keywords": tq.nearest_keywords("ns", VECTOR, 10),
+    "keyword_tags": tq.keyword_tags("ns", 7, 10),
+    "notes_for": tq.notes_for("ns", 7, None, 10),
+    "notes_for_tag": tq.notes_for("ns", 7, "Adoption Agency", 10),
+    "note_row": tq.note_row("ns", 3),
+    "note_neighbours": tq.note_neighbours("ns", 3, 10),
+    "note_topics": tq.note_topics("ns", 3, 10),
+    "timeline": tq.timeline("ns", START, END, 10),
+    "topic_by_id": tq.topic_by_id("ns", 4),
+    "topic_by_label": tq.topic_by_label("ns", "camping"),
+    "nearest_topic": tq.nearest_topic("ns", VECTOR),
+    "topic_member_notes": tq.topic_member_notes("ns", 4, 10),
 }
 
 
-def sql(stmt: Select) -> str:
-    return str(stmt.compile(dialect=postgresql.dialect()))
+def sql(prepared: Prepared) -> str:
+    return str(prepared.statement.compile(dialect=postgresql.dialect()))
 
 
-def params(stmt: Select) -> dict[str, object]:
-    return dict(stmt.compile(dialect=postgresql.dialect()).params)
+def params(prepared: Prepared) -> dict[str, object]:
+    return dict(prepared.statement.compile(dialect=postgresql.dialect()).params)
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
@@ -65,7 +68,7 @@ def test_every_table_touched_is_filtered_by_namespace(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_lists_are_capped(name: str) -> None:
-    if name in ("note_row", "topic_by_id"):
+    if name in ("keyword_by_name", "carrier_count", "note_row", "topic_by_id"):
         return
     assert "LIMIT" in sql(BUILDERS[name])
 
@@ -121,7 +124,7 @@ def test_timeline_is_half_open_and_oldest_first() -> None:
 
 
 def test_topic_label_pattern_escapes_like_wildcards() -> None:
-    stmt = tq.topic_by_label_stmt("ns", " 50%_off ")
+    stmt = tq.topic_by_label("ns", " 50%_off ")
     assert "ILIKE" in sql(stmt)
     assert "%50\\%\\_off%" in params(stmt).values()
 

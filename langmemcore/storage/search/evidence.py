@@ -1,4 +1,4 @@
-"""Pure SQL builder of the evidence the retrieval graph packs.
+"""Pure SQL builders of the evidence the retrieval graph packs.
 
 Packing reads, in one statement, everything a search returns about its best notes: the
 context, keywords and embedding of each active note, its source observations in event

@@ -1,7 +1,9 @@
-"""Pure SQL builders of active mode's traversal moves over the cue-tag-content graph.
+"""Pure SQL builders of MRAgent's traversal moves over the cue-tag-content graph.
 
-Each function returns a SQLAlchemy statement and executes nothing; every ``WHERE`` filters
-by namespace first. :mod:`langmemcore.retrieval.traversal` executes them.
+Each function returns a :class:`~langmemcore.storage.prepared.Prepared` and executes
+nothing; every ``WHERE`` filters by namespace first. The statements are built per call
+with their values bound in place, so each ``Prepared`` carries empty params.
+:class:`~langmemcore.storage.traversal.access.TraversalAccess` executes them.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from sqlalchemy import ScalarSelect, Select, and_, case, distinct, func, or_, se
 
 from langmemcore.storage import queries as q
 from langmemcore.storage.models import (
+    ACTIVE,
     Edge,
     Keyword,
     Note,
@@ -22,23 +25,23 @@ from langmemcore.storage.models import (
     TopicKeyword,
     vector_param,
 )
+from langmemcore.storage.prepared import Prepared
 
 __all__ = [
-    "active_notes_with",
-    "keyword_tags_stmt",
-    "nearest_keywords_stmt",
-    "note_neighbours_stmt",
-    "note_row_stmt",
-    "note_topics_stmt",
-    "notes_for_stmt",
-    "timeline_stmt",
-    "topic_by_id_stmt",
-    "topic_by_label_stmt",
-    "topic_member_notes_stmt",
+    "carrier_count",
+    "keyword_by_name",
+    "keyword_tags",
+    "nearest_keywords",
+    "nearest_topic",
+    "note_neighbours",
+    "note_row",
+    "note_topics",
+    "notes_for",
+    "timeline",
+    "topic_by_id",
+    "topic_by_label",
+    "topic_member_notes",
 ]
-
-_ACTIVE = q.ACTIVE
-_MAX_ID = 2**63 - 1
 
 
 def _newest_generation(namespace: str) -> ScalarSelect[Any]:
@@ -46,7 +49,7 @@ def _newest_generation(namespace: str) -> ScalarSelect[Any]:
     return select(func.max(Topic.generation)).where(Topic.namespace == namespace).scalar_subquery()
 
 
-def active_notes_with(keyword_id: int, namespace: str) -> Select:
+def _carriers(namespace: str, keyword_id: int) -> Select:
     """Active note ids carrying the keyword (namespace first)."""
     return (
         select(NoteKeyword.note_id)
@@ -55,12 +58,26 @@ def active_notes_with(keyword_id: int, namespace: str) -> Select:
             NoteKeyword.namespace == namespace,
             Note.namespace == namespace,
             NoteKeyword.keyword_id == keyword_id,
-            Note.status == _ACTIVE,
+            Note.status == ACTIVE,
         )
     )
 
 
-def nearest_keywords_stmt(namespace: str, vector: Sequence[float], limit: int) -> Select:
+def keyword_by_name(namespace: str, name: str) -> Prepared:
+    """(``id``, ``name``) of the keyword with this normalised name."""
+    stmt = select(Keyword.id, Keyword.name).where(
+        Keyword.namespace == namespace, Keyword.name == name
+    )
+    return Prepared(stmt, {})
+
+
+def carrier_count(namespace: str, keyword_id: int) -> Prepared:
+    """How many active notes carry the keyword."""
+    carriers = _carriers(namespace, keyword_id).subquery()
+    return Prepared(select(func.count()).select_from(carriers), {})
+
+
+def nearest_keywords(namespace: str, vector: Sequence[float], limit: int) -> Prepared:
     """Keywords by cosine distance (``name``, ``distance``, ``notes``), nearest first."""
     distance = Keyword.embedding.cosine_distance(vector_param(vector)).label("distance")
     notes = (
@@ -71,26 +88,27 @@ def nearest_keywords_stmt(namespace: str, vector: Sequence[float], limit: int) -
             NoteKeyword.namespace == namespace,
             Note.namespace == namespace,
             NoteKeyword.keyword_id == Keyword.id,
-            Note.status == _ACTIVE,
+            Note.status == ACTIVE,
         )
         .scalar_subquery()
         .label("notes")
     )
-    return (
+    stmt = (
         select(Keyword.name, distance, notes)
         .where(Keyword.namespace == namespace)
         .order_by(distance, Keyword.id)
         .limit(limit)
     )
+    return Prepared(stmt, {})
 
 
-def keyword_tags_stmt(namespace: str, keyword_id: int, limit: int) -> Select:
+def keyword_tags(namespace: str, keyword_id: int, limit: int) -> Prepared:
     """Tags of edges touching active notes that carry the keyword: (``tag``, ``relation``,
     ``edges``), most edges first.
     """
-    carriers = active_notes_with(keyword_id, namespace)
+    carriers = _carriers(namespace, keyword_id)
     edges = func.count(distinct(Edge.id)).label("edges")
-    return (
+    stmt = (
         select(Edge.tag, Edge.relation, edges)
         .where(
             Edge.namespace == namespace,
@@ -100,9 +118,10 @@ def keyword_tags_stmt(namespace: str, keyword_id: int, limit: int) -> Select:
         .order_by(edges.desc(), Edge.tag, Edge.relation)
         .limit(limit)
     )
+    return Prepared(stmt, {})
 
 
-def notes_for_stmt(namespace: str, keyword_id: int, tag: str | None, limit: int) -> Select:
+def notes_for(namespace: str, keyword_id: int, tag: str | None, limit: int) -> Prepared:
     """Active notes carrying the keyword (``id``, ``context``, ``event_time``, ``total``).
 
     With ``tag``, only notes with an edge whose tag (case-insensitively) or relation equals
@@ -116,12 +135,13 @@ def notes_for_stmt(namespace: str, keyword_id: int, tag: str | None, limit: int)
         Note.namespace == namespace,
         NoteKeyword.namespace == namespace,
         NoteKeyword.keyword_id == keyword_id,
-        Note.status == _ACTIVE,
+        Note.status == ACTIVE,
     )
     if tag is None:
-        return base.where(*where).order_by(Note.event_time.asc().nulls_last(), Note.id).limit(limit)
+        oldest = Note.event_time.asc().nulls_last()
+        return Prepared(base.where(*where).order_by(oldest, Note.id).limit(limit), {})
     strongest = func.max(Edge.strength)
-    return (
+    stmt = (
         base.join(
             Edge,
             and_(
@@ -137,38 +157,41 @@ def notes_for_stmt(namespace: str, keyword_id: int, tag: str | None, limit: int)
         .order_by(strongest.desc(), Note.id)
         .limit(limit)
     )
+    return Prepared(stmt, {})
 
 
-def note_row_stmt(namespace: str, note_id: int) -> Select:
+def note_row(namespace: str, note_id: int) -> Prepared:
     """One note (``id``, ``context``, ``event_time``, ``status``, ``keywords``)."""
-    return select(Note.id, Note.context, Note.event_time, Note.status, Note.keywords).where(
+    stmt = select(Note.id, Note.context, Note.event_time, Note.status, Note.keywords).where(
         Note.namespace == namespace, Note.id == note_id
     )
+    return Prepared(stmt, {})
 
 
-def note_neighbours_stmt(namespace: str, note_id: int, limit: int) -> Select:
+def note_neighbours(namespace: str, note_id: int, limit: int) -> Prepared:
     """Edges from the note to active neighbours (``note_id``, ``relation``, ``tag``,
     ``strength``), strongest first.
     """
     other = case((Edge.source_id == note_id, Edge.target_id), else_=Edge.source_id)
-    return (
+    stmt = (
         select(other.label("note_id"), Edge.relation, Edge.tag, Edge.strength)
         .join(Note, Note.id == other)
         .where(
             Edge.namespace == namespace,
             Note.namespace == namespace,
             or_(Edge.source_id == note_id, Edge.target_id == note_id),
-            Note.status == _ACTIVE,
+            Note.status == ACTIVE,
         )
         .order_by(Edge.strength.desc(), Edge.id)
         .limit(limit)
     )
+    return Prepared(stmt, {})
 
 
-def note_topics_stmt(namespace: str, note_id: int, limit: int) -> Select:
+def note_topics(namespace: str, note_id: int, limit: int) -> Prepared:
     """Topics of the newest generation sharing cues with the note (``id``, ``label``)."""
     shared = func.count(TopicKeyword.keyword_id)
-    return (
+    stmt = (
         select(Topic.id, Topic.label)
         .join(TopicKeyword, TopicKeyword.topic_id == Topic.id)
         .join(NoteKeyword, NoteKeyword.keyword_id == TopicKeyword.keyword_id)
@@ -183,41 +206,44 @@ def note_topics_stmt(namespace: str, note_id: int, limit: int) -> Select:
         .order_by(shared.desc(), Topic.id)
         .limit(limit)
     )
+    return Prepared(stmt, {})
 
 
-def timeline_stmt(namespace: str, start: datetime, end: datetime, limit: int) -> Select:
+def timeline(namespace: str, start: datetime, end: datetime, limit: int) -> Prepared:
     """Active notes with event time in ``[start, end)``, oldest first (``id``, ``context``,
     ``event_time``, ``total``).
     """
-    return (
+    stmt = (
         select(Note.id, Note.context, Note.event_time, func.count().over().label("total"))
         .where(
             Note.namespace == namespace,
-            Note.status == _ACTIVE,
+            Note.status == ACTIVE,
             Note.event_time >= start,
             Note.event_time < end,
         )
         .order_by(Note.event_time, Note.id)
         .limit(limit)
     )
+    return Prepared(stmt, {})
 
 
-def topic_by_id_stmt(namespace: str, topic_id: int) -> Select:
+def topic_by_id(namespace: str, topic_id: int) -> Prepared:
     """The topic with this id, if of the newest generation (``id``, ``label``)."""
-    return select(Topic.id, Topic.label).where(
+    stmt = select(Topic.id, Topic.label).where(
         Topic.namespace == namespace,
         Topic.id == topic_id,
         Topic.generation == _newest_generation(namespace),
     )
+    return Prepared(stmt, {})
 
 
-def topic_by_label_stmt(namespace: str, text: str) -> Select:
+def topic_by_label(namespace: str, text: str) -> Prepared:
     """The newest-generation topic whose label contains ``text`` (case-insensitively),
     shortest label first (an exact label wins) (``id``, ``label``).
     """
     escaped = text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     pattern = f"%{escaped}%"
-    return (
+    stmt = (
         select(Topic.id, Topic.label)
         .where(
             Topic.namespace == namespace,
@@ -227,14 +253,22 @@ def topic_by_label_stmt(namespace: str, text: str) -> Select:
         .order_by(func.length(Topic.label), Topic.id)
         .limit(1)
     )
+    return Prepared(stmt, {})
 
 
-def topic_member_notes_stmt(namespace: str, topic_id: int, limit: int) -> Select:
+def nearest_topic(namespace: str, vector: Sequence[float]) -> Prepared:
+    """The newest-generation topic whose centroid is nearest to ``vector`` (``id``,
+    ``label``, ``distance``).
+    """
+    return Prepared(q.nearest_topics(namespace, vector, 1), {})
+
+
+def topic_member_notes(namespace: str, topic_id: int, limit: int) -> Prepared:
     """Active notes carrying the topic's keywords, most shared keywords first (``id``,
     ``context``, ``event_time``, ``total``).
     """
     shared = func.count(NoteKeyword.keyword_id)
-    return (
+    stmt = (
         select(Note.id, Note.context, Note.event_time, func.count().over().label("total"))
         .join(NoteKeyword, NoteKeyword.note_id == Note.id)
         .join(TopicKeyword, TopicKeyword.keyword_id == NoteKeyword.keyword_id)
@@ -243,9 +277,10 @@ def topic_member_notes_stmt(namespace: str, topic_id: int, limit: int) -> Select
             NoteKeyword.namespace == namespace,
             TopicKeyword.namespace == namespace,
             TopicKeyword.topic_id == topic_id,
-            Note.status == _ACTIVE,
+            Note.status == ACTIVE,
         )
         .group_by(Note.id, Note.context, Note.event_time)
         .order_by(shared.desc(), Note.event_time.asc().nulls_last(), Note.id)
         .limit(limit)
     )
+    return Prepared(stmt, {})

@@ -1,11 +1,12 @@
 """Pure SQL builders for the store's items (LangGraph ``BaseStore`` semantics).
 
-Each function returns a SQLAlchemy statement and executes nothing;
-:mod:`langmemcore.store` runs them. Namespaces arrive as their stored text (labels joined
-by ``"."``). Filters follow LangGraph's ``InMemoryStore``: a missing field compares as
-JSON ``null``, a nested dict filter matches a subset of the item's nested object, and
-``$gt`` / ``$gte`` / ``$lt`` / ``$lte`` compare values of the same JSON type (numbers
-numerically).
+Each builder returns a :class:`~langmemcore.storage.prepared.Prepared` (built per call,
+values bound in place, empty params) and executes nothing;
+:class:`~langmemcore.storage.items.access.ItemAccess` runs them. Namespaces arrive as
+their stored text (labels joined by ``"."``). Filters follow LangGraph's
+``InMemoryStore``: a missing field compares as JSON ``null``, a nested dict filter matches
+a subset of the item's nested object, and ``$gt`` / ``$gte`` / ``$lt`` / ``$lte`` compare
+values of the same JSON type (numbers numerically).
 """
 
 from __future__ import annotations
@@ -17,12 +18,7 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
-    Delete,
-    Executable,
-    Insert,
-    Select,
     Text,
-    Update,
     and_,
     cast,
     delete,
@@ -39,7 +35,11 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from langmemcore.storage.models import Item, ItemTask
+from langmemcore.storage.models import (
+    Item,
+    ItemTask,
+)
+from langmemcore.storage.prepared import Prepared
 from langmemcore.storage.queries import namespace_prefix_filter
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "filter_condition",
     "finish_task",
     "get_items",
+    "index_text_of",
     "index_texts",
     "item_namespaces_with_text",
     "items_by_keys",
@@ -126,11 +127,12 @@ def filter_condition(filter: Mapping[str, Any] | None) -> ColumnElement[bool]:
     return and_(true(), *(_match(Item.value[str(k)], v) for k, v in filter.items()))
 
 
-def get_items(namespace: str, keys: Sequence[str], *, omit_expired: bool = False) -> Select:
+def get_items(namespace: str, keys: Sequence[str], *, omit_expired: bool = False) -> Prepared:
     """Items of one namespace by key."""
-    return select(Item).where(
+    stmt = select(Item).where(
         Item.namespace == namespace, Item.key.in_(list(keys)), _not_expired(omit_expired)
     )
+    return Prepared(stmt, {})
 
 
 def items_by_keys(
@@ -138,20 +140,21 @@ def items_by_keys(
     filter: Mapping[str, Any] | None,
     *,
     omit_expired: bool = False,
-) -> Select:
+) -> Prepared:
     """Items by (namespace, key) that also pass ``filter``."""
     if not pairs:
-        return select(Item).where(false())
-    return select(Item).where(
+        return Prepared(select(Item).where(false()), {})
+    stmt = select(Item).where(
         tuple_(Item.namespace, Item.key).in_([tuple(p) for p in pairs]),
         filter_condition(filter),
         _not_expired(omit_expired),
     )
+    return Prepared(stmt, {})
 
 
-def refresh_ttl(pairs: Sequence[tuple[str, str]]) -> Update:
+def refresh_ttl(pairs: Sequence[tuple[str, str]]) -> Prepared:
     """Restart the TTL clock of items that have one."""
-    return (
+    stmt = (
         update(Item)
         .where(
             tuple_(Item.namespace, Item.key).in_([tuple(p) for p in pairs]),
@@ -159,16 +162,24 @@ def refresh_ttl(pairs: Sequence[tuple[str, str]]) -> Update:
         )
         .values(expires_at=_expiry(Item.ttl_minutes))
     )
+    return Prepared(stmt, {})
 
 
-def index_texts(pairs: Sequence[tuple[str, str]]) -> Select:
+def index_text_of(namespace: str, key: str) -> Prepared:
+    """The indexed text of one item (NULL or no row: nothing to index)."""
+    stmt = select(Item.index_text).where(Item.namespace == namespace, Item.key == key)
+    return Prepared(stmt, {})
+
+
+def index_texts(pairs: Sequence[tuple[str, str]]) -> Prepared:
     """(namespace, key, index_text) of existing items, to decide what memory must redo."""
-    return select(Item.namespace, Item.key, Item.index_text).where(
+    stmt = select(Item.namespace, Item.key, Item.index_text).where(
         tuple_(Item.namespace, Item.key).in_([tuple(p) for p in pairs])
     )
+    return Prepared(stmt, {})
 
 
-def upsert_items(rows: Sequence[Mapping[str, Any]]) -> Insert:
+def upsert_items(rows: Sequence[Mapping[str, Any]]) -> Prepared:
     """Insert or replace items; ``created_at`` survives a replace (like ``PostgresStore``).
 
     Each row carries ``namespace``, ``key``, ``value``, ``index_text`` and ``ttl_minutes``.
@@ -188,7 +199,7 @@ def upsert_items(rows: Sequence[Mapping[str, Any]]) -> Insert:
         for r in rows
     ]
     stmt = pg_insert(Item).values(values)
-    return stmt.on_conflict_do_update(
+    stmt = stmt.on_conflict_do_update(
         index_elements=[Item.namespace, Item.key],
         set_={
             "value": stmt.excluded.value,
@@ -199,48 +210,54 @@ def upsert_items(rows: Sequence[Mapping[str, Any]]) -> Insert:
             "updated_at": func.now(),
         },
     )
+    return Prepared(stmt, {})
 
 
-def delete_items(namespace: str, keys: Sequence[str]) -> Executable:
+def delete_items(namespace: str, keys: Sequence[str]) -> Prepared:
     """Delete items of one namespace; returns (key, index_text) of those deleted."""
-    return (
+    stmt = (
         delete(Item)
         .where(Item.namespace == namespace, Item.key.in_(list(keys)))
         .returning(Item.key, Item.index_text)
     )
+    return Prepared(stmt, {})
 
 
-def enqueue_tasks(pairs: Sequence[tuple[str, str]]) -> Insert:
+def enqueue_tasks(pairs: Sequence[tuple[str, str]]) -> Prepared:
     """Queue items for memory maintenance (a re-queue bumps the version)."""
     stmt = pg_insert(ItemTask).values([{"namespace": n, "key": k} for n, k in pairs])
-    return stmt.on_conflict_do_update(
+    stmt = stmt.on_conflict_do_update(
         index_elements=[ItemTask.namespace, ItemTask.key],
         set_={"version": ItemTask.version + 1},
     )
+    return Prepared(stmt, {})
 
 
-def claim_task(pair: tuple[str, str] | None = None) -> Select:
+def claim_task(pair: tuple[str, str] | None = None) -> Prepared:
     """Lock the oldest unclaimed task (or the given item's); skips tasks others hold."""
     stmt = select(ItemTask.namespace, ItemTask.key, ItemTask.version)
     if pair is not None:
         stmt = stmt.where(ItemTask.namespace == pair[0], ItemTask.key == pair[1])
-    return (
+    stmt = (
         stmt.order_by(ItemTask.created_at, ItemTask.namespace, ItemTask.key)
         .limit(1)
         .with_for_update(skip_locked=True)
     )
+    return Prepared(stmt, {})
 
 
-def finish_task(namespace: str, key: str, version: int) -> Delete:
+def finish_task(namespace: str, key: str, version: int) -> Prepared:
     """Clear a task, unless it was re-queued since it was claimed."""
-    return delete(ItemTask).where(
+    stmt = delete(ItemTask).where(
         ItemTask.namespace == namespace, ItemTask.key == key, ItemTask.version == version
     )
+    return Prepared(stmt, {})
 
 
-def pending_task_count() -> Select:
+def pending_task_count() -> Prepared:
     """How many tasks are queued."""
-    return select(func.count()).select_from(ItemTask)
+    stmt = select(func.count()).select_from(ItemTask)
+    return Prepared(stmt, {})
 
 
 def search_items(
@@ -250,14 +267,14 @@ def search_items(
     limit: int,
     offset: int,
     omit_expired: bool = False,
-) -> Select:
+) -> Prepared:
     """Items in ``prefix`` or below that pass ``filter``, most recently updated first
     (``PostgresStore``'s order; ties, from one batch, by namespace and key).
     """
     where = [filter_condition(filter), _not_expired(omit_expired)]
     if prefix:
         where.append(namespace_prefix_filter(Item.namespace, prefix))
-    return (
+    stmt = (
         select(Item)
         .where(*where)
         .order_by(
@@ -268,14 +285,16 @@ def search_items(
         .limit(limit)
         .offset(offset)
     )
+    return Prepared(stmt, {})
 
 
-def item_namespaces_with_text(prefix: str | None, *, omit_expired: bool = False) -> Select:
+def item_namespaces_with_text(prefix: str | None, *, omit_expired: bool = False) -> Prepared:
     """Namespaces in ``prefix`` or below holding indexed items."""
     where = [Item.index_text.is_not(None), _not_expired(omit_expired)]
     if prefix:
         where.append(namespace_prefix_filter(Item.namespace, prefix))
-    return select(Item.namespace).where(*where).distinct()
+    stmt = select(Item.namespace).where(*where).distinct()
+    return Prepared(stmt, {})
 
 
 def namespace_match_pattern(path: Sequence[str], match_type: str) -> str:
@@ -295,7 +314,7 @@ def list_namespaces(
     limit: int,
     offset: int,
     omit_expired: bool = False,
-) -> Select:
+) -> Prepared:
     """Distinct namespaces of stored items, truncated to ``max_depth`` labels, in tuple
     order (labels compared by code point, as Python sorts tuples).
 
@@ -314,18 +333,20 @@ def list_namespaces(
         if path:
             where.append(Item.namespace.regexp_match(namespace_match_pattern(path, match_type)))
     truncated = select(labels.label("labels")).where(*where).distinct().subquery()
-    return (
+    stmt = (
         select(truncated.c.labels)
         .order_by(type_coerce(truncated.c.labels, Text).collate("C"))
         .limit(limit)
         .offset(offset)
     )
+    return Prepared(stmt, {})
 
 
-def sweep_expired() -> Executable:
+def sweep_expired() -> Prepared:
     """Delete expired items; returns (namespace, key, index_text) of those deleted."""
-    return (
+    stmt = (
         delete(Item)
         .where(Item.expires_at.is_not(None), Item.expires_at < func.now())
         .returning(Item.namespace, Item.key, Item.index_text)
     )
+    return Prepared(stmt, {})

@@ -1,0 +1,145 @@
+"""The store's items, their TTL and its task queue.
+
+Items are addressed as :data:`ItemRef` pairs (namespace as a tuple, key); the namespace is
+encoded here. Reads hand back ORM :class:`~langmemcore.storage.models.Item` rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from langmemcore._namespace import decode_namespace, encode_namespace, encode_prefix
+from langmemcore.storage._session import SessionBound
+from langmemcore.storage.items import queries as q
+from langmemcore.storage.models import Item
+
+__all__ = ["ItemAccess", "ItemRef", "ItemWrite"]
+
+ItemRef = tuple[tuple[str, ...], str]
+"""An item's address: its namespace (labels) and key."""
+
+
+class ItemWrite(NamedTuple):
+    """An item to insert or replace (``created_at`` survives a replace)."""
+
+    namespace: tuple[str, ...]
+    key: str
+    value: dict[str, Any]
+    index_text: str | None
+    ttl_minutes: float | None
+
+
+def _encoded(refs: Sequence[ItemRef]) -> list[tuple[str, str]]:
+    return [(encode_namespace(namespace), key) for namespace, key in refs]
+
+
+class ItemAccess(SessionBound):
+    """The store's items and task queue within one transaction."""
+
+    async def items_by_key(
+        self, namespace: Sequence[str], keys: Sequence[str], *, omit_expired: bool
+    ) -> list[Item]:
+        """Items of one namespace by key (missing keys left out)."""
+        stmt = q.get_items(encode_namespace(namespace), keys, omit_expired=omit_expired)
+        return list(await self._scalars(stmt))
+
+    async def items_by_ref(
+        self, refs: Sequence[ItemRef], filter: Mapping[str, Any] | None, *, omit_expired: bool
+    ) -> list[Item]:
+        """Items by address that also pass ``filter``."""
+        stmt = q.items_by_keys(_encoded(refs), filter, omit_expired=omit_expired)
+        return list(await self._scalars(stmt))
+
+    async def search_items(
+        self,
+        prefix: Sequence[str],
+        filter: Mapping[str, Any] | None,
+        *,
+        limit: int,
+        offset: int,
+        omit_expired: bool,
+    ) -> list[Item]:
+        """Items in ``prefix`` or below (no labels: all) that pass ``filter``, most
+        recently updated first (see :func:`~langmemcore.storage.items.queries.search_items`).
+        """
+        stmt = q.search_items(
+            encode_prefix(prefix), filter, limit=limit, offset=offset, omit_expired=omit_expired
+        )
+        return list(await self._scalars(stmt))
+
+    async def item_namespaces(
+        self,
+        conditions: Sequence[tuple[str, Sequence[str]]],
+        *,
+        max_depth: int | None,
+        limit: int,
+        offset: int,
+        omit_expired: bool,
+    ) -> list[tuple[str, ...]]:
+        """Namespaces of stored items matching every (``"prefix"`` | ``"suffix"``, path)
+        condition, truncated to ``max_depth`` labels, in tuple order.
+        """
+        stmt = q.list_namespaces(
+            conditions, max_depth=max_depth, limit=limit, offset=offset, omit_expired=omit_expired
+        )
+        return [tuple(labels) for labels in await self._scalars(stmt)]
+
+    async def namespaces_with_indexed_items(
+        self, prefix: Sequence[str], *, omit_expired: bool
+    ) -> list[tuple[str, ...]]:
+        """Namespaces in ``prefix`` or below holding indexed items, in the order of their
+        stored text.
+        """
+        stmt = q.item_namespaces_with_text(encode_prefix(prefix), omit_expired=omit_expired)
+        return [decode_namespace(text) for text in sorted(await self._scalars(stmt))]
+
+    async def item_index_text(self, namespace: Sequence[str], key: str) -> str | None:
+        """The item's indexed text (``None``: no item, or nothing indexed)."""
+        return await self._scalar(q.index_text_of(encode_namespace(namespace), key))
+
+    async def item_index_texts(self, refs: Sequence[ItemRef]) -> dict[ItemRef, str | None]:
+        """Indexed texts of the items that exist among ``refs``."""
+        rows = await self._rows(q.index_texts(_encoded(refs)))
+        return {(decode_namespace(r.namespace), r.key): r.index_text for r in rows}
+
+    async def refresh_item_ttl(self, refs: Sequence[ItemRef]) -> None:
+        """Restart the TTL clock of the items among ``refs`` that have one."""
+        await self._run(q.refresh_ttl(_encoded(refs)))
+
+    async def write_items(self, items: Sequence[ItemWrite]) -> None:
+        """Insert or replace items."""
+        rows = [{**item._asdict(), "namespace": encode_namespace(item.namespace)} for item in items]
+        await self._run(q.upsert_items(rows))
+
+    async def delete_items(self, namespace: Sequence[str], keys: Sequence[str]) -> None:
+        """Delete items of one namespace."""
+        await self._run(q.delete_items(encode_namespace(namespace), keys))
+
+    async def sweep_expired_items(self) -> list[tuple[ItemRef, str | None]]:
+        """Delete expired items; returns the address and indexed text of each."""
+        rows = await self._rows(q.sweep_expired())
+        return [((decode_namespace(r.namespace), r.key), r.index_text) for r in rows]
+
+    async def queue_item_tasks(self, refs: Sequence[ItemRef]) -> None:
+        """Queue items for memory maintenance (a re-queue bumps the task's version)."""
+        await self._run(q.enqueue_tasks(_encoded(refs)))
+
+    async def claim_item_task(self, ref: ItemRef | None = None) -> tuple[ItemRef, int] | None:
+        """Lock the oldest unclaimed task (or ``ref``'s) until the transaction ends;
+        returns its item and version, or ``None`` when there is none free.
+        """
+        pair = None if ref is None else _encoded([ref])[0]
+        row = (await self._rows(q.claim_task(pair))).first()
+        if row is None:
+            return None
+        return (decode_namespace(row.namespace), row.key), int(row.version)
+
+    async def finish_item_task(self, ref: ItemRef, version: int) -> None:
+        """Clear the item's task, unless it was re-queued since it was claimed."""
+        ((namespace, key),) = _encoded([ref])
+        await self._run(q.finish_task(namespace, key, version))
+
+    async def pending_item_tasks(self) -> int:
+        """How many item tasks are queued."""
+        return int(await self._scalar(q.pending_task_count()) or 0)
