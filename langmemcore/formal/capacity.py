@@ -20,9 +20,9 @@ from langmemcore.formal.config import Budget, FormalConfig
 from langmemcore.formal.coverage import CoverageInstance, coverage, greedy_max_coverage
 from langmemcore.formal.expected import EdgeFacts, LoggedQuery, NoteFacts, expected_queries
 from langmemcore.formal.precision import BetaBelief, edge_evidence, prior_belief, settle
-from langmemcore.storage import channel_queries as cq
 from langmemcore.storage import formal_queries as fq
 from langmemcore.storage.repository import Repository
+from langmemcore.storage.search import channels
 
 __all__ = [
     "CompactionReport",
@@ -285,5 +285,5 @@ async def archived_note_ids(
     repo: Repository, namespace: Sequence[str], vector: Sequence[float], k: int
 ) -> list[int]:
     """Archived notes nearest to ``vector`` (cosine), best first."""
-    stmt = cq.nearest_notes(encode_namespace(namespace), vector, k, statuses=(fq.ARCHIVED,))
+    stmt = channels.nearest_notes(encode_namespace(namespace), vector, k, statuses=(fq.ARCHIVED,))
     return [int(i) for i, _d in await repo.session.execute(*stmt)]

@@ -24,6 +24,7 @@ from langmemcore._errors import InvalidInputError, NotFoundError
 from langmemcore._namespace import encode_namespace
 from langmemcore.storage import queries as q
 from langmemcore.storage.repository import Repository
+from langmemcore.storage.search import cues
 from langmemcore.storage.traversal_queries import (
     active_notes_with,
     keyword_tags_stmt,
@@ -291,7 +292,7 @@ async def topic_notes(
         row = (await repo.session.execute(topic_by_label_stmt(ns, text))).first()
         if row is None:
             vector = await embed(text)
-            row = (await repo.session.execute(q.nearest_topics(ns, vector, 1))).first()
+            row = (await repo.session.execute(*cues.nearest_topics(ns, vector, 1))).first()
         if row is None:
             raise NotFoundError("this memory has no topics yet")
     hit = TopicHit(int(row[0]), str(row[1]))

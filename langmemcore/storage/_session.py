@@ -27,7 +27,7 @@ class SessionBound:
     def __init__(self, session: AsyncSession) -> None:
         self._session = session
 
-    async def _rows(self, prepared: Prepared) -> Result[Any]:
+    async def _rows(self, prepared: Prepared) -> Result[*tuple[Any, ...]]:
         """Execute ``prepared`` and return its result rows."""
         return await self._session.execute(prepared.statement, prepared.params)
 

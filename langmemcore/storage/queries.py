@@ -26,12 +26,9 @@ from langmemcore.storage.models import (
     ACTIVE,
     Keyword,
     Note,
-    NoteKeyword,
     NoteSource,
     Observation,
     Topic,
-    TopicKeyword,
-    vector_param,
 )
 
 __all__ = [
@@ -39,14 +36,10 @@ __all__ = [
     "LOCK_TOPICS",
     "keyword_ids_by_name",
     "namespace_prefix_filter",
-    "nearest_keywords",
-    "nearest_topics",
     "notes_by_ids",
-    "notes_by_keywords",
     "notes_since_topics",
     "observation_by_key",
     "sources_of_notes",
-    "topic_notes",
 ]
 
 LOCK_TOPICS: TextClause = text("SELECT pg_advisory_xact_lock(hashtextextended(:ns, 1))")
@@ -69,76 +62,10 @@ def observation_by_key(namespace: str, key: str) -> Select:
     return select(Observation).where(Observation.namespace == namespace, Observation.key == key)
 
 
-def nearest_keywords(namespace: str, vector: Sequence[float], k: int) -> Select:
-    """Keywords ordered by cosine distance (``id``, ``name``, ``distance``), top ``k``."""
-    distance = Keyword.embedding.cosine_distance(vector_param(vector)).label("distance")
-    return (
-        select(Keyword.id, Keyword.name, distance)
-        .where(Keyword.namespace == namespace)
-        .order_by(distance, Keyword.id)
-        .limit(k)
-    )
-
-
-def nearest_topics(namespace: str, vector: Sequence[float], k: int) -> Select:
-    """Topics of the newest generation ordered by centroid distance, top ``k``."""
-    newest = (
-        select(func.max(Topic.generation)).where(Topic.namespace == namespace).scalar_subquery()
-    )
-    distance = Topic.centroid.cosine_distance(vector_param(vector)).label("distance")
-    return (
-        select(Topic.id, Topic.label, distance)
-        .where(Topic.namespace == namespace, Topic.generation == newest)
-        .order_by(distance, Topic.id)
-        .limit(k)
-    )
-
-
 def keyword_ids_by_name(namespace: str, names: Sequence[str]) -> Select:
     """(``id``, ``name``) of the given normalised keyword names."""
     return select(Keyword.id, Keyword.name).where(
         Keyword.namespace == namespace, Keyword.name.in_(list(names))
-    )
-
-
-def notes_by_keywords(
-    namespace: str, names: Sequence[str], *, statuses: Sequence[str] = (ACTIVE,)
-) -> Select:
-    """Notes carrying any of the keyword ``names`` (``id``, ``matches``), most matches first."""
-    ids = select(Keyword.id).where(Keyword.namespace == namespace, Keyword.name.in_(list(names)))
-    matches = func.count(NoteKeyword.keyword_id).label("matches")
-    return (
-        select(Note.id, matches)
-        .join(NoteKeyword, NoteKeyword.note_id == Note.id)
-        .where(
-            NoteKeyword.namespace == namespace,
-            Note.namespace == namespace,
-            NoteKeyword.keyword_id.in_(ids),
-            Note.status.in_(statuses),
-        )
-        .group_by(Note.id)
-        .order_by(matches.desc(), Note.id)
-    )
-
-
-def topic_notes(
-    namespace: str, topic_ids: Sequence[int], *, statuses: Sequence[str] = (ACTIVE,)
-) -> Select:
-    """Notes whose keywords belong to the topics (``topic_id``, ``note_id``, ``matches``)."""
-    matches = func.count(NoteKeyword.keyword_id).label("matches")
-    return (
-        select(TopicKeyword.topic_id, Note.id.label("note_id"), matches)
-        .join(NoteKeyword, NoteKeyword.keyword_id == TopicKeyword.keyword_id)
-        .join(Note, Note.id == NoteKeyword.note_id)
-        .where(
-            TopicKeyword.namespace == namespace,
-            NoteKeyword.namespace == namespace,
-            Note.namespace == namespace,
-            TopicKeyword.topic_id.in_(list(topic_ids)),
-            Note.status.in_(statuses),
-        )
-        .group_by(TopicKeyword.topic_id, Note.id)
-        .order_by(TopicKeyword.topic_id, matches.desc(), Note.id)
     )
 
 

@@ -13,7 +13,7 @@ from langmemcore.config import ConstructionConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, Repository
-from langmemcore.storage.models import LexemeStats, Lineage, NamespaceStats, Note, Topic
+from langmemcore.storage.models import FulltextStatistics, LexemeStats, Lineage, Note, Topic
 from langmemcore.storage.queries import LOCK_TOPICS
 from tests.conftest import REPO_ROOT
 from tests.integration.test_construction import observations
@@ -149,7 +149,7 @@ async def test_statistics_refreshes_at_once_leave_one_count_per_lexeme(
         )
         live = await s.scalar(select(func.count()).select_from(lexemes.subquery()))
         counted = await s.scalar(
-            select(NamespaceStats.active_notes).where(NamespaceStats.namespace == name)
+            select(FulltextStatistics.active_notes).where(FulltextStatistics.namespace == name)
         )
         active = await s.scalar(
             select(func.count()).where(Note.namespace == name, Note.status == "active")

@@ -1,0 +1,1 @@
+"""Retrieval's reads: the channels' rankings, full text and the evidence of the best notes."""
