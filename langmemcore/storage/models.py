@@ -39,12 +39,12 @@ __all__ = [
     "Base",
     "EmbeddingVector",
     "Edge",
+    "FulltextStatistics",
     "Item",
     "ItemTask",
     "Keyword",
     "LexemeStats",
     "Lineage",
-    "NamespaceStats",
     "Note",
     "NoteKeyword",
     "NoteSource",
@@ -242,7 +242,7 @@ class TopicKeyword(Base):
     )
 
 
-class NamespaceStats(Base):
+class FulltextStatistics(Base):
     """A namespace's active notes when its full-text statistics were last refreshed."""
 
     __tablename__ = "namespace_stats"

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, func, literal, select, true, union_all
 
 from langmemcore._namespace import decode_namespace, encode_namespace
+from langmemcore.storage._filters import namespace_prefix_filter
 from langmemcore.storage._session import SessionBound
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import (
@@ -29,7 +30,6 @@ from langmemcore.storage.models import (
     TopicKeyword,
 )
 from langmemcore.storage.prepared import Prepared, text_param
-from langmemcore.storage.queries import namespace_prefix_filter
 
 __all__ = [
     "COUNTED",

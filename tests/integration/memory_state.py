@@ -24,7 +24,7 @@ async def snapshot(database: Database, namespace: tuple[str, ...]) -> dict[str, 
     independent of database ids."""
     ns = ".".join(namespace)
     async with Repository.open(database) as repo:
-        s = repo.session
+        s = repo._session
         keys = dict(
             (
                 await s.execute(

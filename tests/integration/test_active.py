@@ -99,7 +99,7 @@ class Graph:
 async def load_graph(database: Database, namespace: tuple[str, ...]) -> Graph:
     ns = ".".join(namespace)
     async with Repository.open(database) as repo:
-        s = repo.session
+        s = repo._session
         rows = (
             await s.execute(
                 select(Note.id, Note.event_time).where(

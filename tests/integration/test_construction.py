@@ -115,7 +115,7 @@ async def test_unmerge_restores_the_previous_notes_exactly(
     async with Repository.open(database) as repo:
         before = {
             n.id: (n.context, list(n.keywords), list(n.embedding), n.event_time, n.speakers)
-            for n in await repo.session.scalars(select(Note).where(Note.namespace == ".".join(ns)))
+            for n in await repo._session.scalars(select(Note).where(Note.namespace == ".".join(ns)))
         }
     duplicate = observations()[2]
     result = await memory.aingest(
@@ -132,7 +132,7 @@ async def test_unmerge_restores_the_previous_notes_exactly(
     async with Repository.open(database) as repo:
         notes = {
             n.id: n
-            for n in await repo.session.scalars(select(Note).where(Note.namespace == ".".join(ns)))
+            for n in await repo._session.scalars(select(Note).where(Note.namespace == ".".join(ns)))
         }
         sources = await repo.sources_of(ns, list(notes))
     for note_id, (context, keywords, embedding, when, speakers) in before.items():
@@ -146,7 +146,7 @@ async def test_unmerge_restores_the_previous_notes_exactly(
     assert "painted a sunrise" in new.context
     with pytest.raises(InvalidInputError, match="already undone"):
         async with Repository.open(database) as repo:
-            row = await repo.session.scalar(
+            row = await repo._session.scalar(
                 select(Lineage.id).where(
                     Lineage.namespace == ".".join(ns), Lineage.operation == "merge"
                 )
@@ -161,7 +161,7 @@ async def test_undo_everything_leaves_one_note_per_observation(
     drafts = {}
     async with Repository.open(database) as repo:
         rows = list(
-            await repo.session.scalars(
+            await repo._session.scalars(
                 select(Lineage).where(Lineage.namespace == ".".join(ns)).order_by(Lineage.id.desc())
             )
         )
@@ -232,7 +232,7 @@ async def test_notes_since_topics_counts_the_notes_newer_than_the_newest_topic(
         await memory.aingest(ns, obs.text, key=obs.key, speaker=obs.speaker)
     active = select(func.count()).where(Note.namespace == ".".join(ns), Note.status == "active")
     async with Repository.open(database) as repo:
-        assert await repo.notes_since_topics(ns) == await repo.session.scalar(active) > 0
+        assert await repo.notes_since_topics(ns) == await repo._session.scalar(active) > 0
     await memory.aevolve_topics(ns)
     await memory.aingest(ns, "Caroline adopted a grey cat named Oscar.", key="late")
     async with Repository.open(database) as repo:
@@ -299,7 +299,7 @@ async def test_a_merge_whose_target_changed_appends_instead(
         (draft,) = await make_drafts([observation], memory.embeddings, memory.config, None)
         vectors = await memory._context.keywords.vectors(draft.keywords)
         async with Repository.open(database) as repo:
-            note = await repo.session.get(Note, target)
+            note = await repo._session.get(Note, target)
             assert note is not None
             context = f"{note.context} {draft.context}"
             plan = MergePlan(target, expected or note.context, context, draft.embedding)

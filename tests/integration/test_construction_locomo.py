@@ -50,7 +50,7 @@ async def test_locomo_dev_builds_a_consistent_memory_and_undoes_cleanly(
         observations = conversation_observations(conversation)
         async with Repository.open(database) as repo:
             rows = list(
-                await repo.session.scalars(
+                await repo._session.scalars(
                     select(Lineage.id)
                     .where(Lineage.namespace == ".".join(namespace))
                     .order_by(Lineage.id.desc())

@@ -63,22 +63,22 @@ def make(database: Database, embeddings: LocalEmbeddings, **formal: Any) -> Memo
 
 async def note_row(database: Database, note_id: int) -> dict[str, Any]:
     async with Repository.open(database) as repo:
-        note = await repo.session.get(Note, note_id, options=[undefer(Note.tsv)])
+        note = await repo._session.get(Note, note_id, options=[undefer(Note.tsv)])
         assert note is not None
         row = {c.name: getattr(note, c.key) for c in Note.__table__.columns if c.key != "embedding"}
         row["embedding"] = [float(x) for x in note.embedding]
         row["sources"] = sorted(
-            await repo.session.scalars(
+            await repo._session.scalars(
                 select(NoteSource.observation_id).where(NoteSource.note_id == note_id)
             )
         )
         row["keyword_ids"] = sorted(
-            await repo.session.scalars(
+            await repo._session.scalars(
                 select(NoteKeyword.keyword_id).where(NoteKeyword.note_id == note_id)
             )
         )
         row["edges"] = sorted(
-            await repo.session.scalars(
+            await repo._session.scalars(
                 select(Edge.id).where((Edge.source_id == note_id) | (Edge.target_id == note_id))
             )
         )
@@ -94,7 +94,7 @@ async def test_search_writes_the_query_log(
     assert isinstance(results, SearchResults) and isinstance(results, list)
     assert results.query_id is not None
     async with Repository.open(database) as repo:
-        row = await repo.session.get(QueryLog, results.query_id)
+        row = await repo._session.get(QueryLog, results.query_id)
     assert row is not None
     assert row.namespace == ".".join(ns)
     assert row.query == "Where did Caroline move from?"
@@ -119,8 +119,8 @@ async def test_feedback_moves_confidence_by_the_beta_rule(
     taus = await memory.afeedback(ns, results.query_id, [good], 0.5)
     assert taus == {good: pytest.approx(2.5 / 4)}
     async with Repository.open(database) as repo:
-        note = await repo.session.get(Note, good)
-        log = await repo.session.get(QueryLog, results.query_id)
+        note = await repo._session.get(Note, good)
+        log = await repo._session.get(QueryLog, results.query_id)
     assert note is not None and log is not None
     assert (note.alpha, note.beta) == (pytest.approx(2.5), pytest.approx(1.5))
     assert note.confidence == pytest.approx(2.5 / 4)
@@ -148,7 +148,7 @@ async def test_min_confidence_filters_before_the_cut(
     assert len(filtered) == 3
     assert [r.note_id for r in filtered][:2] == [r.note_id for r in plain][1:3]
     async with Repository.open(database) as repo:
-        confidences = await repo.session.scalars(
+        confidences = await repo._session.scalars(
             select(Note.confidence).where(Note.id.in_([r.note_id for r in filtered]))
         )
         assert all(c >= 0.4 for c in confidences)
@@ -158,7 +158,7 @@ async def test_min_confidence_filters_before_the_cut(
 
 async def observation_holders(database: Database, ns: tuple[str, ...]) -> dict[int, str]:
     async with Repository.open(database) as repo:
-        rows = await repo.session.execute(
+        rows = await repo._session.execute(
             select(Observation.id, Note.status)
             .join(NoteSource, NoteSource.observation_id == Observation.id)
             .join(Note, Note.id == NoteSource.note_id)
@@ -183,7 +183,7 @@ async def test_compaction_archives_and_never_drops_an_observation(
     assert sorted(holders.values()).count("active") == 4
     assert set(holders.values()) == {"active", "archived"}
     async with Repository.open(database) as repo:
-        observations = await repo.session.scalar(
+        observations = await repo._session.scalar(
             select(func.count()).where(Observation.namespace == ".".join(ns))
         )
     assert observations == len(FACTS)
@@ -233,7 +233,7 @@ async def test_a_write_over_budget_compacts(
     third = (*ns, "tokens")
     await remember(tokens, third)
     async with Repository.open(database) as repo:
-        contexts = await repo.session.scalars(
+        contexts = await repo._session.scalars(
             select(Note.context).where(Note.namespace == ".".join(third), Note.status == "active")
         )
         assert 0 < sum(max(1, len(c) // 4) for c in contexts) <= 40
@@ -289,7 +289,7 @@ async def test_namespace_curve_discloses_settles_and_restores(
     assert set((await observation_holders(database, ns)).values()) == {"active"}
     async with Repository.open(database) as repo:
         logged = list(
-            await repo.session.execute(
+            await repo._session.execute(
                 select(QueryLog.query, QueryLog.used).where(QueryLog.namespace == ".".join(ns))
             )
         )

@@ -61,7 +61,7 @@ ORDER BY l.id
 
 async def _rows(database: Database, sql: str, **values: Any) -> list[tuple[Any, ...]]:
     async with Repository.open(database) as repo:
-        return [tuple(r) for r in await repo.session.execute(text(sql), values)]
+        return [tuple(r) for r in await repo._session.execute(text(sql), values)]
 
 
 @pytest.fixture()
@@ -90,7 +90,7 @@ async def test_merges_write_unique_edges_and_share_the_ones_they_repeat(
     edge_id, links, observations = shared[0]
     first_link, repeater = links[0], observations[-1]
     async with Repository.open(database) as repo:
-        key = await repo.session.scalar(
+        key = await repo._session.scalar(
             text("SELECT key FROM observations WHERE id = :i"), {"i": repeater}
         )
     report = await memory.aforget(ns, key)

@@ -111,7 +111,7 @@ async def stored_text(database: Database, ns: tuple[str, ...]) -> dict[str, list
     """Every text memory stored in the namespace that a model could have written."""
     name = ".".join(ns)
     async with Repository.open(database) as repo:
-        s = repo.session
+        s = repo._session
         notes = (
             await s.execute(
                 select(Note.context, Note.keywords, Note.origin).where(Note.namespace == name)
@@ -176,7 +176,7 @@ async def test_hostile_json_through_search_and_store_put(
     store = MemoryStore(memory, index={"fields": ["text"]})
     await store.aput(ns, "item", {"text": "Note 0: Caroline drinks green tea every morning."})
     async with Repository.open(database) as repo:
-        pending = await repo.session.scalar(
+        pending = await repo._session.scalar(
             select(func.count()).select_from(ItemTask).where(ItemTask.namespace == ".".join(ns))
         )
     assert pending == 0

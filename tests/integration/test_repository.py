@@ -26,7 +26,7 @@ TEXTS = [
 async def count_observations(db: Database, ns: tuple[str, ...]) -> int:
     async with Repository.open(db) as repo:
         return int(
-            await repo.session.scalar(
+            await repo._session.scalar(
                 select(func.count()).where(Observation.namespace == ".".join(ns))
             )
             or 0
@@ -99,7 +99,7 @@ async def test_text_within_the_limit_is_stored_whole(
     async with Repository.open(database) as repo:
         await repo.insert_observation(ns, "big", big)
     async with Repository.open(database) as repo:
-        stored = await repo.session.scalar(
+        stored = await repo._session.scalar(
             select(Observation.content).where(Observation.namespace == ".".join(ns))
         )
     assert stored == big
@@ -201,9 +201,9 @@ async def test_topics_and_their_notes(
             generation=1,
             size=1,
         )
-        repo.session.add_all([art, family])
-        await repo.session.flush()
-        repo.session.add_all(
+        repo._session.add_all([art, family])
+        await repo._session.flush()
+        repo._session.add_all(
             [
                 TopicKeyword(namespace=".".join(ns), topic_id=art.id, keyword_id=kw["painting"]),
                 TopicKeyword(namespace=".".join(ns), topic_id=art.id, keyword_id=kw["pottery"]),
@@ -243,10 +243,10 @@ async def test_insert_note_links_sources_and_keywords_and_edges_reach_only_activ
                     where, context=TEXTS[i], embedding=vectors[i], keywords=[], source_ids=[obs.id]
                 )
             )
-        archived = await repo.session.get(Note, targets[1])
+        archived = await repo._session.get(Note, targets[1])
         assert archived is not None
         archived.status = "archived"
-        await repo.session.flush()
+        await repo._session.flush()
         link = {"relation": "related_to", "strength": 0.5, "tag": "t", "reason": "r"}
         created = await repo.add_edges(
             ns,
@@ -262,7 +262,7 @@ async def test_insert_note_links_sources_and_keywords_and_edges_reach_only_activ
         assert [t for _e, t in created] == [targets[2], targets[0]]
         sources = await repo.sources_of(ns, [note])
         assert [o.key for o in sources[note]] == ["a", "b"]
-        kw_rows = await repo.session.scalars(
+        kw_rows = await repo._session.scalars(
             select(NoteKeyword.keyword_id).where(NoteKeyword.note_id == note)
         )
         assert sorted(kw_rows) == sorted([kw["lake"], kw["sunrise"]])
@@ -278,7 +278,7 @@ async def test_insert_note_links_sources_and_keywords_and_edges_reach_only_activ
             ],
         )
         assert again[0] == created[0] and again[1][0] > created[-1][0]
-        rows = await repo.session.execute(
+        rows = await repo._session.execute(
             select(Edge.target_id, Edge.relation, Edge.strength, Edge.tag).where(
                 Edge.source_id == note
             )

@@ -112,9 +112,9 @@ async def build(
             size=3,
             centroid=embeddings.embed_query("art, painting and crafts"),
         )
-        repo.session.add(art)
-        await repo.session.flush()
-        repo.session.add_all(
+        repo._session.add(art)
+        await repo._session.flush()
+        repo._session.add_all(
             TopicKeyword(namespace=ns, topic_id=art.id, keyword_id=kw[k])
             for k in ("sunrise", "painting", "pottery class")
         )
@@ -136,7 +136,7 @@ async def run(
 
 
 async def _keyword_ids(repo: Repository, namespace: tuple[str, ...], note_id: int) -> list[int]:
-    rows = await repo.session.scalars(
+    rows = await repo._session.scalars(
         select(NoteKeyword.keyword_id).where(
             NoteKeyword.namespace == ".".join(namespace), NoteKeyword.note_id == note_id
         )
@@ -197,7 +197,7 @@ async def test_keyword_and_topic_channels_skip_inactive_notes(
     built: Built, database: Database, embeddings: LocalEmbeddings
 ) -> None:
     async with Repository.open(database) as repo:
-        await repo.session.execute(
+        await repo._session.execute(
             update(Note).where(Note.id == built.ids["pottery"]).values(status="merged")
         )
     keyword = await run("keyword", built, database, embeddings, "Did Melanie take a pottery class?")
@@ -218,7 +218,7 @@ async def test_topic_ranking_weights_topic_similarity_by_keyword_share(
     async with Repository.open(database) as repo:
         ids = {
             name: kid
-            for kid, name in await repo.session.execute(
+            for kid, name in await repo._session.execute(
                 select(Keyword.id, Keyword.name).where(Keyword.namespace == ns)
             )
         }
@@ -229,9 +229,9 @@ async def test_topic_ranking_weights_topic_similarity_by_keyword_share(
             size=3,
             centroid=embeddings.embed_query("charity, mental health and pride"),
         )
-        repo.session.add(causes)
-        await repo.session.flush()
-        repo.session.add_all(
+        repo._session.add(causes)
+        await repo._session.flush()
+        repo._session.add_all(
             TopicKeyword(namespace=ns, topic_id=causes.id, keyword_id=ids[k])
             for k in ("charity race", "mental health", "pride parade")
         )
@@ -442,11 +442,11 @@ async def test_other_namespaces_never_leak(
 
 
 async def test_document_frequencies_are_counted_per_term(built: Built, database: Database) -> None:
-    from langmemcore.storage import fulltext_queries as q
+    from langmemcore.storage.search import fulltext
 
     async with Repository.open(database) as repo:
-        rows = await repo.session.execute(
-            *q.lexeme_statistics(".".join(built.namespace), "Melanie charity race")
+        rows = await repo._session.execute(
+            *fulltext.lexeme_statistics(".".join(built.namespace), "Melanie charity race")
         )
         stats = {lexeme: (df, total) for lexeme, df, total, _ in rows}
     assert stats == {"melani": (3, 6), "chariti": (1, 6), "race": (1, 6)}
@@ -458,7 +458,7 @@ async def test_terms_counted_up_to_the_cap_no_longer_select_candidates(
     ns: tuple[str, ...],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from langmemcore.storage import fulltext_queries as q
+    from langmemcore.storage.search import fulltext
 
     texts = [f"note number {i} about the weather" for i in range(20)]
     texts += ["a falcon landed", "the marmot and the falcon slept"]
@@ -469,13 +469,13 @@ async def test_terms_counted_up_to_the_cap_no_longer_select_candidates(
             for t, v in zip(texts, vectors, strict=True)
         ]
         uncapped = await repo.fulltext_notes(ns, "falcon marmot", 10)
-        monkeypatch.setattr(q, "DOCUMENT_FREQUENCY_CAP", 2)
-        monkeypatch.setattr(q, "NOTE_COUNT_CAP", 10)
+        monkeypatch.setattr(fulltext, "DOCUMENT_FREQUENCY_CAP", 2)
+        monkeypatch.setattr(fulltext, "NOTE_COUNT_CAP", 10)
         capped = await repo.fulltext_notes(ns, "falcon marmot", 10)
         stats = {
             lexeme: (df, total)
-            for lexeme, df, total, _ in await repo.session.execute(
-                *q.lexeme_statistics(".".join(ns), "falcon marmot", 2, 10)
+            for lexeme, df, total, _ in await repo._session.execute(
+                *fulltext.lexeme_statistics(".".join(ns), "falcon marmot", 2, 10)
             )
         }
     # 2 of 22 notes: below a tenth, so "falcon" selects candidates without the cap ...
@@ -491,7 +491,7 @@ async def test_when_every_term_is_past_the_cap_the_rarest_stored_one_selects_can
     ns: tuple[str, ...],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from langmemcore.storage import fulltext_queries as q
+    from langmemcore.storage.search import fulltext
 
     texts = [f"the weather on day {i} was mild" for i in range(9)]
     texts += [f"a zebra crossed on day {i} in fine weather" for i in range(3)]
@@ -501,7 +501,7 @@ async def test_when_every_term_is_past_the_cap_the_rarest_stored_one_selects_can
             for t, v in zip(texts, embeddings.embed_documents(texts), strict=True)
         ]
         await repo.refresh_fulltext_statistics(ns)
-        monkeypatch.setattr(q, "DOCUMENT_FREQUENCY_CAP", 2)
+        monkeypatch.setattr(fulltext, "DOCUMENT_FREQUENCY_CAP", 2)
         found = await repo.fulltext_notes(ns, "weather zebra", 20)
     # both terms count 2 (capped) and weigh alike; the stored counts (12 and 3) tell that
     # "zebra" is rarer, so only its notes are candidates, not every note about the weather
@@ -511,7 +511,7 @@ async def test_when_every_term_is_past_the_cap_the_rarest_stored_one_selects_can
 async def test_stored_statistics_weigh_like_live_ones_and_newer_terms_count_live(
     database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
 ) -> None:
-    from langmemcore.storage import fulltext_queries as q
+    from langmemcore.storage.search import fulltext
 
     texts = [f"the weather on day {i} was mild" for i in range(12)]
     texts += ["a falcon landed on the weather vane", "the marmot watched the falcon"]
@@ -520,17 +520,19 @@ async def test_stored_statistics_weigh_like_live_ones_and_newer_terms_count_live
         for t, v in zip(texts, embeddings.embed_documents(texts), strict=True):
             await repo.insert_note(ns, context=t, embedding=v, keywords=[], source_ids=[])
         assert not list(
-            await repo.session.execute(*q.stored_lexeme_statistics(".".join(ns), query))
+            await repo._session.execute(*fulltext.stored_lexeme_statistics(".".join(ns), query))
         )
         live_ranking = await repo.fulltext_notes(ns, query, 10)
         await repo.refresh_fulltext_statistics(ns)
         live = {
             tuple(row[:3])
-            for row in await repo.session.execute(*q.lexeme_statistics(".".join(ns), query))
+            for row in await repo._session.execute(*fulltext.lexeme_statistics(".".join(ns), query))
         }
         stored = {
             tuple(row[:3])
-            for row in await repo.session.execute(*q.stored_lexeme_statistics(".".join(ns), query))
+            for row in await repo._session.execute(
+                *fulltext.stored_lexeme_statistics(".".join(ns), query)
+            )
         }
         assert stored == live
         assert live >= {("falcon", 2, 14), ("weather", 13, 14), ("zeppelin", 0, 14)}
@@ -541,8 +543,8 @@ async def test_stored_statistics_weigh_like_live_ones_and_newer_terms_count_live
         )
         stats = {
             lexeme: (df, total)
-            for lexeme, df, total, _ in await repo.session.execute(
-                *q.stored_lexeme_statistics(".".join(ns), query)
+            for lexeme, df, total, _ in await repo._session.execute(
+                *fulltext.stored_lexeme_statistics(".".join(ns), query)
             )
         }
         found = await repo.fulltext_notes(ns, "zeppelin", 5)
@@ -553,17 +555,19 @@ async def test_stored_statistics_weigh_like_live_ones_and_newer_terms_count_live
 async def test_topic_evolution_refreshes_the_fulltext_statistics(
     database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
 ) -> None:
-    from langmemcore.storage.models import LexemeStats, NamespaceStats
+    from langmemcore.storage.models import FulltextStatistics, LexemeStats
 
     memory = Memory(database, embeddings)
     await memory.aingest(ns, "Caroline went hiking with her dog on Sunday.", key="a")
     await memory.aingest(ns, "Melanie painted a sunrise over the lake.", key="b")
     await memory.aevolve_topics(ns)
     async with Repository.open(database) as repo:
-        total = await repo.session.scalar(
-            select(NamespaceStats.active_notes).where(NamespaceStats.namespace == ".".join(ns))
+        total = await repo._session.scalar(
+            select(FulltextStatistics.active_notes).where(
+                FulltextStatistics.namespace == ".".join(ns)
+            )
         )
-        rows = await repo.session.execute(
+        rows = await repo._session.execute(
             select(LexemeStats.lexeme, LexemeStats.df).where(LexemeStats.namespace == ".".join(ns))
         )
         df = {lexeme: count for lexeme, count in rows}

@@ -13,7 +13,7 @@ from langmemcore.config import ConstructionConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, Repository
-from langmemcore.storage.models import LexemeStats, Lineage, NamespaceStats, Note, Topic
+from langmemcore.storage.models import FulltextStatistics, LexemeStats, Lineage, Note, Topic
 from tests.conftest import REPO_ROOT
 from tests.integration.test_construction import observations
 
@@ -44,7 +44,7 @@ async def _topic_state(database: Database, ns: tuple[str, ...]) -> dict[str, lis
     """
     name = ".".join(ns)
     async with Repository.open(database) as repo:
-        s = repo.session
+        s = repo._session
         topics = list(
             await s.execute(select(Topic.generation, Topic.label).where(Topic.namespace == name))
         )
@@ -61,7 +61,7 @@ async def _topic_state(database: Database, ns: tuple[str, ...]) -> dict[str, lis
     async with Repository.open(database) as repo:
         await repo.refresh_fulltext_statistics(ns)
         fresh = sorted(
-            await repo.session.execute(
+            await repo._session.execute(
                 select(LexemeStats.lexeme, LexemeStats.df).where(LexemeStats.namespace == name)
             )
         )
@@ -142,13 +142,13 @@ async def test_statistics_refreshes_at_once_leave_one_count_per_lexeme(
         Note.namespace == name, Note.status == "active"
     )
     async with Repository.open(database) as repo:
-        s = repo.session
+        s = repo._session
         stored = await s.scalar(
             select(func.sum(LexemeStats.df)).where(LexemeStats.namespace == name)
         )
         live = await s.scalar(select(func.count()).select_from(lexemes.subquery()))
         counted = await s.scalar(
-            select(NamespaceStats.active_notes).where(NamespaceStats.namespace == name)
+            select(FulltextStatistics.active_notes).where(FulltextStatistics.namespace == name)
         )
         active = await s.scalar(
             select(func.count()).where(Note.namespace == name, Note.status == "active")

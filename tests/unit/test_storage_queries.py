@@ -9,9 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql
 
 from langmemcore import InvalidInputError
-from langmemcore.storage import channel_queries as cq
-from langmemcore.storage import fulltext_queries as fq
-from langmemcore.storage import queries as q
+from langmemcore.storage._filters import namespace_prefix_filter
 from langmemcore.storage.formal import queries as formal
 from langmemcore.storage.models import Item, decode_vector
 from langmemcore.storage.notes import lineage_queries as lq
@@ -20,6 +18,7 @@ from langmemcore.storage.notes import removal_queries as rq
 from langmemcore.storage.notes.append_queries import append_observation
 from langmemcore.storage.prepared import Prepared
 from langmemcore.storage.records import content_hash, validate_text
+from langmemcore.storage.search import channels, cues, fulltext
 from langmemcore.storage.search.evidence import evidence_rows
 from langmemcore.storage.topics import evolution_queries as eq
 from langmemcore.storage.topics import queries as tq
@@ -49,24 +48,25 @@ def own_where_clause(stmt: object) -> str:
 @pytest.mark.parametrize(
     "stmt",
     [
-        cq.nearest_notes("ns", VECTOR, 5),
-        q.nearest_keywords("ns", VECTOR, 5),
-        q.notes_by_keywords("ns", ["paris"]),
+        channels.nearest_notes("ns", VECTOR, 5),
+        cues.nearest_keywords("ns", VECTOR, 5),
+        cues.notes_by_keywords("ns", ["paris"]),
         lq.edges_of_notes("ns", [1]),
-        q.topic_notes("ns", [1]),
-        cq.topic_ranking("ns", VECTOR, 3, 60),
-        cq.keyword_ranking("ns", [VECTOR, VECTOR], 10, 0.5, 60),
-        fq.fulltext_notes("ns", [("pari", 1.2), ("trip", 0.4)], 5),
-        fq.lexeme_statistics("ns", "paris trip"),
-        fq.stored_lexeme_statistics("ns", "paris trip"),
+        cues.topic_notes("ns", [1]),
+        cues.nearest_topics("ns", VECTOR, 3),
+        channels.topic_ranking("ns", VECTOR, 3, 60),
+        channels.keyword_ranking("ns", [VECTOR, VECTOR], 10, 0.5, 60),
+        fulltext.fulltext_notes("ns", [("pari", 1.2), ("trip", 0.4)], 5),
+        fulltext.lexeme_statistics("ns", "paris trip"),
+        fulltext.stored_lexeme_statistics("ns", "paris trip"),
         evidence_rows("ns", [1, 2]),
-        cq.nearest_notes_by_speakers("ns", VECTOR, ["Caroline"], 5),
-        cq.note_similarities("ns", [1, 2], VECTOR),
-        cq.notes_in_time_range(
+        channels.nearest_notes_by_speakers("ns", VECTOR, ["Caroline"], 5),
+        channels.note_similarities("ns", [1, 2], VECTOR),
+        channels.notes_in_time_range(
             "ns", datetime(2023, 1, 1, tzinfo=UTC), datetime(2023, 2, 1, tzinfo=UTC), 5
         ),
         nq.notes_by_ids("ns", [1]),
-        cq.note_summaries("ns", [1]),
+        channels.note_summaries("ns", [1]),
         tq.keyword_vectors_by_name("ns", ["paris"]),
         nq.sources_of_notes("ns", [1]),
         nq.observation_by_key("ns", "k"),
@@ -94,12 +94,12 @@ def test_every_read_filters_by_namespace_first(stmt: object) -> None:
 
 
 def test_nearest_notes_orders_by_cosine_distance_and_limits() -> None:
-    text = sql(cq.nearest_notes("ns", VECTOR, 7))
+    text = sql(channels.nearest_notes("ns", VECTOR, 7))
     assert "<=>" in text
     assert "ORDER BY distance" in text
     assert "LIMIT" in text
     assert "notes.status = ANY" in text
-    assert cq.nearest_notes("ns", VECTOR, 7).params == {
+    assert channels.nearest_notes("ns", VECTOR, 7).params == {
         "namespace": "ns",
         "vector": tuple(VECTOR),
         "k": 7,
@@ -108,7 +108,7 @@ def test_nearest_notes_orders_by_cosine_distance_and_limits() -> None:
 
 
 def test_prefix_filter_requires_a_dot_after_the_prefix() -> None:
-    stmt = select(Item).where(q.namespace_prefix_filter(Item.namespace, "a"))
+    stmt = select(Item).where(namespace_prefix_filter(Item.namespace, "a"))
     compiled = stmt.compile(dialect=postgresql.dialect())
     params = compiled.params
     assert "a.%" in params.values()
@@ -147,14 +147,14 @@ def test_oversized_text_error_names_the_limit() -> None:
 def test_bm25_idf_prefers_rare_terms() -> None:
     from math import log
 
-    from langmemcore.storage.fulltext_queries import bm25_idf
+    from langmemcore.storage.search.fulltext import bm25_idf
 
     assert bm25_idf(1, 100) == pytest.approx(log(1 + 99.5 / 1.5))
     assert bm25_idf(1, 100) > bm25_idf(50, 100) > bm25_idf(100, 100) > 0
 
 
 def test_fulltext_quotes_lexemes_safely() -> None:
-    prepared = fq.fulltext_notes("ns", [("o'neil", 1.0), ("a\\b", 0.5)], 5)
+    prepared = fulltext.fulltext_notes("ns", [("o'neil", 1.0), ("a\\b", 0.5)], 5)
     assert prepared.params["any"] == "'o''neil' | 'a\\\\b'"
     assert prepared.params["lexemes"] == ["'o''neil'", "'a\\\\b'"]
 
@@ -172,16 +172,16 @@ def test_vectors_given_as_tuples_are_formatted_like_pgvector_once() -> None:
     before = vector_text.cache_info().hits
     ours(vector_param([0.125, -0.5, 3.0, 1e-7]))
     assert vector_text.cache_info().hits == before + 1
-    assert cq.nearest_notes("ns", values, 3).params["vector"] == vector_param(values)
+    assert channels.nearest_notes("ns", values, 3).params["vector"] == vector_param(values)
 
 
 def test_stored_statistics_are_scoped_and_capped_like_live_ones() -> None:
-    text = sql(fq.stored_lexeme_statistics("ns", "paris trip", 7, 11))
+    text = sql(fulltext.stored_lexeme_statistics("ns", "paris trip", 7, 11))
     assert "least(coalesce(lexeme_stats.df" in text and "least(namespace_stats.active_notes" in text
     assert "coalesce(" in text  # unknown lexemes are counted live
-    for stmt in (fq.clear_lexeme_stats("ns"), fq.insert_lexeme_stats("ns")):
+    for stmt in (fulltext.clear_lexeme_stats("ns"), fulltext.insert_lexeme_stats("ns")):
         assert "namespace" in where_clause(stmt)
-    upsert = sql(fq.upsert_namespace_stats("ns"))
+    upsert = sql(fulltext.upsert_namespace_stats("ns"))
     assert "ON CONFLICT (namespace) DO UPDATE" in upsert
 
 
@@ -194,12 +194,12 @@ def test_binary_vectors_decode_to_their_floats() -> None:
 
 
 def test_prepared_statements_are_built_once_per_shape() -> None:
-    first = cq.keyword_ranking("a", [VECTOR], 10, 0.5, 60)
-    second = cq.keyword_ranking("b", [VECTOR, VECTOR, VECTOR], 5, 0.7, 20)
+    first = channels.keyword_ranking("a", [VECTOR], 10, 0.5, 60)
+    second = channels.keyword_ranking("b", [VECTOR, VECTOR, VECTOR], 5, 0.7, 20)
     assert first.statement is second.statement
     assert second.params["namespace"] == "b" and len(second.params["vectors"]) == 3
-    lexemes = fq.fulltext_notes("a", [("pari", 1.0)], 5).statement
-    assert fq.fulltext_notes("a", [("x", 1.0), ("y", 2.0)], 9).statement is lexemes
+    lexemes = fulltext.fulltext_notes("a", [("pari", 1.0)], 5).statement
+    assert fulltext.fulltext_notes("a", [("x", 1.0), ("y", 2.0)], 9).statement is lexemes
     logged = formal.insert_query("a", "where did she go?", [3, 1])
     assert formal.insert_query("b", "when?", []).statement is logged.statement
     assert logged.params == {"namespace": "a", "query": "where did she go?", "returned": [3, 1]}
@@ -207,20 +207,20 @@ def test_prepared_statements_are_built_once_per_shape() -> None:
 
 def test_rare_terms_select_fulltext_candidates_and_common_ones_only_weigh() -> None:
     stats = [("carolin", 40, 100, 40), ("pottery", 3, 100, 3), ("zeppelin", 0, 100, None)]
-    weighted, candidates = fq.weigh_terms(stats, cap=1000)
+    weighted, candidates = fulltext.weigh_terms(stats, cap=1000)
     assert [lexeme for lexeme, _ in weighted] == ["carolin", "pottery"]
     assert dict(weighted)["pottery"] > dict(weighted)["carolin"] > 0
     assert candidates == ["pottery"]
-    assert fq.weigh_terms([("zeppelin", 0, 100, None)]) == ([], [])
+    assert fulltext.weigh_terms([("zeppelin", 0, 100, None)]) == ([], [])
 
 
 def test_when_every_term_is_common_the_rarest_by_stored_count_selects() -> None:
     capped = [("carolin", 2, 10, 33_255), ("lgbtq", 2, 10, 1_888), ("support", 2, 10, 14_712)]
-    weighted, candidates = fq.weigh_terms(capped, cap=2)
+    weighted, candidates = fulltext.weigh_terms(capped, cap=2)
     assert len({weight for _, weight in weighted}) == 1  # at the cap the weights tie
     assert candidates == ["lgbtq"]
     live = [("melani", 60, 100, None), ("carolin", 50, 100, None)]
-    assert fq.weigh_terms(live, cap=1000)[1] == ["carolin"]
+    assert fulltext.weigh_terms(live, cap=1000)[1] == ["carolin"]
 
 
 def test_edge_writes_upsert_on_the_unique_edge_constraint() -> None:

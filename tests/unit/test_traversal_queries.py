@@ -43,7 +43,8 @@ def sql(prepared: Prepared) -> str:
 
 
 def params(prepared: Prepared) -> dict[str, object]:
-    return dict(prepared.statement.compile(dialect=postgresql.dialect()).params)
+    compiled = dict(prepared.statement.compile(dialect=postgresql.dialect()).params)
+    return {**compiled, **prepared.params}
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))

@@ -21,7 +21,7 @@ from langmemcore._errors import InvalidInputError, NotFoundError
 from langmemcore._namespace import validate_namespace
 from langmemcore.retrieval import traversal as tr
 from langmemcore.storage.database import Database
-from langmemcore.storage.queries import ACTIVE
+from langmemcore.storage.models import ACTIVE
 from langmemcore.storage.repository import Repository
 
 __all__ = ["MAX_CONTEXT_CHARS", "build_traversal_tools"]

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from langmemcore._namespace import encode_namespace
-from langmemcore.storage import channel_queries as cq
 from langmemcore.storage._session import SessionBound
 from langmemcore.storage.formal import queries
 from langmemcore.storage.records import Scored
+from langmemcore.storage.search import channels
 
 __all__ = ["FormalAccess", "StoredBelief"]
 
@@ -146,7 +146,7 @@ class FormalAccess(SessionBound):
         self, namespace: Sequence[str], vector: Sequence[float], k: int
     ) -> list[Scored]:
         """Archived notes by cosine similarity to ``vector``, best first."""
-        prepared = cq.nearest_notes(
+        prepared = channels.nearest_notes(
             encode_namespace(namespace), vector, k, statuses=(queries.ARCHIVED,)
         )
         return [Scored(int(i), 1.0 - d) for i, d in await self._rows(prepared)]

@@ -35,12 +35,12 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
+from langmemcore.storage._filters import namespace_prefix_filter
 from langmemcore.storage.models import (
     Item,
     ItemTask,
 )
 from langmemcore.storage.prepared import Prepared
-from langmemcore.storage.queries import namespace_prefix_filter
 
 __all__ = [
     "claim_task",

@@ -1,4 +1,4 @@
-"""Retrieval's reads: the evidence packed for the best notes."""
+"""Retrieval's reads: the channels' rankings, full text and the evidence of the best notes."""
 
 from __future__ import annotations
 

@@ -14,7 +14,6 @@ from typing import Any
 
 from sqlalchemy import ScalarSelect, Select, and_, case, distinct, func, or_, select
 
-from langmemcore.storage import queries as q
 from langmemcore.storage.models import (
     ACTIVE,
     Edge,
@@ -26,6 +25,7 @@ from langmemcore.storage.models import (
     vector_param,
 )
 from langmemcore.storage.prepared import Prepared
+from langmemcore.storage.search import cues
 
 __all__ = [
     "carrier_count",
@@ -260,7 +260,7 @@ def nearest_topic(namespace: str, vector: Sequence[float]) -> Prepared:
     """The newest-generation topic whose centroid is nearest to ``vector`` (``id``,
     ``label``, ``distance``).
     """
-    return Prepared(q.nearest_topics(namespace, vector, 1), {})
+    return cues.nearest_topics(namespace, vector, 1)
 
 
 def topic_member_notes(namespace: str, topic_id: int, limit: int) -> Prepared:

@@ -24,7 +24,6 @@ from sqlalchemy import (
     cast,
     delete,
     func,
-    literal,
     literal_column,
     null,
     select,
@@ -32,7 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, TSQUERY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from langmemcore.storage.models import ACTIVE, LexemeStats, NamespaceStats, Note
+from langmemcore.storage.models import ACTIVE, FulltextStatistics, LexemeStats, Note
 from langmemcore.storage.prepared import Prepared, float_array, number, text_array, text_param
 
 __all__ = [
@@ -161,7 +160,7 @@ def _stored_lexeme_statistics() -> Select:
     lexemes = _query_lexemes()
     live = _live_df(namespace, lexemes.c.lexeme, cap)
     df = func.least(func.coalesce(LexemeStats.df, live), cap)
-    total = func.least(NamespaceStats.active_notes, number("total_cap"))
+    total = func.least(FulltextStatistics.active_notes, number("total_cap"))
     return (
         select(
             lexemes.c.lexeme,
@@ -170,7 +169,7 @@ def _stored_lexeme_statistics() -> Select:
             LexemeStats.df.label("stored_df"),
         )
         .select_from(lexemes)
-        .join(NamespaceStats, NamespaceStats.namespace == namespace)
+        .join(FulltextStatistics, FulltextStatistics.namespace == namespace)
         .outerjoin(
             LexemeStats,
             (LexemeStats.namespace == namespace) & (LexemeStats.lexeme == lexemes.c.lexeme),
@@ -194,39 +193,56 @@ def stored_lexeme_statistics(
     return Prepared(_stored_lexeme_statistics(), values)
 
 
-def clear_lexeme_stats(namespace: str) -> Delete:
+@cache
+def _clear_lexeme_stats() -> Delete:
+    return delete(LexemeStats).where(LexemeStats.namespace == text_param("namespace"))
+
+
+def clear_lexeme_stats(namespace: str) -> Prepared:
     """Forget the namespace's stored lexeme counts (before a refresh)."""
-    return delete(LexemeStats).where(LexemeStats.namespace == namespace)
+    return Prepared(_clear_lexeme_stats(), {"namespace": namespace})
 
 
-def insert_lexeme_stats(namespace: str) -> Insert:
-    """Count every lexeme of the namespace's active notes into ``lexeme_stats`` (a count
-    already stored is overwritten, so that running it twice leaves the same rows).
-    """
+@cache
+def _insert_lexeme_stats() -> Insert:
+    namespace = text_param("namespace")
     lexeme = func.unnest(func.tsvector_to_array(Note.tsv)).label("lexeme")
     per_note = select(lexeme).where(Note.namespace == namespace, Note.status == ACTIVE).subquery()
     counts = select(
-        literal(namespace).label("namespace"), per_note.c.lexeme, func.count().label("df")
+        namespace.label("namespace"), per_note.c.lexeme, func.count().label("df")
     ).group_by(per_note.c.lexeme)
     stmt = pg_insert(LexemeStats).from_select(["namespace", "lexeme", "df"], counts)
     return stmt.on_conflict_do_update(
         index_elements=[LexemeStats.namespace, LexemeStats.lexeme],
         set_={"df": stmt.excluded.df},
-    )
+    ).execution_options(dml_strategy="raw")
 
 
-def upsert_namespace_stats(namespace: str) -> Insert:
-    """Record the namespace's active notes and the time of this refresh."""
+def insert_lexeme_stats(namespace: str) -> Prepared:
+    """Count every lexeme of the namespace's active notes into ``lexeme_stats`` (a count
+    already stored is overwritten, so that running it twice leaves the same rows).
+    """
+    return Prepared(_insert_lexeme_stats(), {"namespace": namespace})
+
+
+@cache
+def _upsert_namespace_stats() -> Insert:
+    namespace = text_param("namespace")
     active = (
         select(func.count())
         .where(Note.namespace == namespace, Note.status == ACTIVE)
         .scalar_subquery()
     )
-    stmt = pg_insert(NamespaceStats).values(namespace=namespace, active_notes=active)
+    stmt = pg_insert(FulltextStatistics).values(namespace=namespace, active_notes=active)
     return stmt.on_conflict_do_update(
-        index_elements=[NamespaceStats.namespace],
+        index_elements=[FulltextStatistics.namespace],
         set_={"active_notes": stmt.excluded.active_notes, "refreshed_at": func.now()},
-    )
+    ).execution_options(dml_strategy="raw")
+
+
+def upsert_namespace_stats(namespace: str) -> Prepared:
+    """Record the namespace's active notes and the time of this refresh."""
+    return Prepared(_upsert_namespace_stats(), {"namespace": namespace})
 
 
 def _tsquery_literal(lexeme: str) -> str:

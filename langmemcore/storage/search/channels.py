@@ -2,7 +2,8 @@
 
 Every builder returns a :class:`~langmemcore.storage.prepared.Prepared`: a statement built
 once (bind parameters in place of values, cached per shape) and this call's values. Every
-statement filters by namespace first; :mod:`langmemcore.storage.repository` executes them.
+statement filters by namespace first; :class:`~langmemcore.storage.search.access.SearchAccess`
+executes them.
 """
 
 from __future__ import annotations
@@ -200,23 +201,26 @@ def keyword_ranking(
     )
 
 
-@cache
-def _topic_ranking() -> Select:
-    namespace, vector = text_param("namespace"), vector_bind()
-    k, limit = number("k"), number("limit")
-
+def _nearest_topics(namespace: Any, vector: Any, k: Any) -> Any:
+    """The ``k`` newest-generation topics nearest to ``vector`` (``id``, ``similarity``)."""
     newest = (
         select(func.max(Topic.generation)).where(Topic.namespace == namespace).scalar_subquery()
     )
     distance = Topic.centroid.cosine_distance(vector)
-    nearest = (
+    return (
         select(Topic.id, (1.0 - distance).label("similarity"))
         .where(Topic.namespace == namespace, Topic.generation == newest)
         .order_by(distance, Topic.id)
         .limit(k)
         .cte("nearest")
     )
-    members = (
+
+
+def _topic_members(namespace: Any, nearest: Any) -> Any:
+    """The notes carrying keywords of the ``nearest`` topics (``topic_id``,
+    ``similarity``, ``note_id``, ``matches``: keywords of the topic the note carries).
+    """
+    return (
         select(
             nearest.c.id.label("topic_id"),
             nearest.c.similarity,
@@ -237,6 +241,12 @@ def _topic_ranking() -> Select:
         .group_by(nearest.c.id, nearest.c.similarity, NoteKeyword.note_id)
         .cte("members")
     )
+
+
+def _most_matches(namespace: Any, nearest: Any, members: Any) -> Any:
+    """The matches of each nearest topic's first active member by matches (``topic_id``,
+    ``most``).
+    """
     # each topic's members by matches, the sort fenced (OFFSET 0) so that status is
     # probed in that order and only until the first active member
     by_matches = (
@@ -253,13 +263,21 @@ def _topic_ranking() -> Select:
         .limit(1)
         .lateral("first_active")
     )
-    most = (
+    return (
         select(nearest.c.id.label("topic_id"), first_active.c.matches.label("most"))
         .select_from(nearest)
         .join(first_active, true(), isouter=True)
         .cte("most")
         .prefix_with("MATERIALIZED")
     )
+
+
+@cache
+def _topic_ranking() -> Select:
+    namespace = text_param("namespace")
+    nearest = _nearest_topics(namespace, vector_bind(), number("k"))
+    members = _topic_members(namespace, nearest)
+    most = _most_matches(namespace, nearest, members)
     share = members.c.similarity * members.c.matches / most.c.most
     score = func.greatest(func.max(share), 0.0).label("score")
     scored = (
@@ -269,7 +287,7 @@ def _topic_ranking() -> Select:
         .order_by(score.desc(), members.c.note_id.desc())
         .subquery("scored")
     )
-    return _active_best_first(namespace, scored, limit)
+    return _active_best_first(namespace, scored, number("limit"))
 
 
 def topic_ranking(namespace: str, vector: Sequence[float], k: int, limit: int) -> Prepared:
