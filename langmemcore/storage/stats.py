@@ -100,7 +100,7 @@ def _counting(namespace: Any, name: str) -> Select:
     )
 
 
-def stats_statement(prefix: Sequence[str] | None = None) -> Select:
+def stats_statement(prefix: Sequence[str] | None = None) -> Prepared:
     """Rows ``(namespace, count name, count)`` for every namespace at or below ``prefix``
     (every namespace when ``prefix`` is empty or ``None``).
     """
@@ -130,9 +130,8 @@ def stats_statement(prefix: Sequence[str] | None = None) -> Select:
     ]
     merged = _merged_notes_statement(prefix)
     rows = union_all(*counts, merged).subquery()
-    return select(rows.c.namespace, rows.c.name, rows.c.count).order_by(
-        rows.c.namespace, rows.c.name
-    )
+    ordered = select(rows.c.namespace, rows.c.name, rows.c.count)
+    return Prepared(ordered.order_by(rows.c.namespace, rows.c.name), {})
 
 
 def _merged_notes_statement(prefix: Sequence[str] | None) -> Select:
@@ -147,16 +146,17 @@ def _merged_notes_statement(prefix: Sequence[str] | None) -> Select:
     return _counting(sizes.c.namespace, "merged_notes").group_by(sizes.c.namespace)
 
 
-def topics_statement(namespace: Sequence[str]) -> Select:
+def topics_statement(namespace: Sequence[str]) -> Prepared:
     """Rows ``(topic id, label, size, keyword)`` of a namespace's topics, largest first."""
     ns = encode_namespace(namespace)
-    return (
+    statement = (
         select(Topic.id, Topic.label, Topic.size, Keyword.name)
         .join(TopicKeyword, and_(TopicKeyword.topic_id == Topic.id, TopicKeyword.namespace == ns))
         .join(Keyword, Keyword.id == TopicKeyword.keyword_id)
         .where(Topic.namespace == ns)
         .order_by(Topic.size.desc(), Topic.id, Keyword.name)
     )
+    return Prepared(statement, {})
 
 
 async def memory_stats(
@@ -168,7 +168,7 @@ async def memory_stats(
         One entry per namespace that holds anything, sorted by namespace.
     """
     async with database.session() as session:
-        rows = (await session.execute(stats_statement(prefix))).all()
+        rows = (await session.execute(*stats_statement(prefix))).all()
     found: dict[str, dict[str, int]] = {}
     for namespace, name, count in rows:
         found.setdefault(namespace, {})[name] = int(count)
@@ -178,7 +178,7 @@ async def memory_stats(
 async def list_topics(database: Database, namespace: Sequence[str]) -> list[TopicInfo]:
     """The namespace's current topics with their keywords, largest first."""
     async with database.session() as session:
-        rows = (await session.execute(topics_statement(namespace))).all()
+        rows = (await session.execute(*topics_statement(namespace))).all()
     topics: dict[int, tuple[str, int, list[str]]] = {}
     for topic_id, label, size, keyword in rows:
         topics.setdefault(topic_id, (label, size, []))[2].append(keyword)
