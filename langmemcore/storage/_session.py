@@ -42,7 +42,3 @@ class SessionBound:
     async def _run(self, prepared: Prepared) -> None:
         """Execute ``prepared`` for its effect."""
         await self._session.execute(prepared.statement, prepared.params)
-
-    async def _flush(self) -> None:
-        """Send pending ORM changes of this transaction to the database."""
-        await self._session.flush()
