@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import make_url
 
 from langmemcore.config import ConstructionConfig
+from langmemcore.construction.bulk import IngestReport
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.io import conversation_observations
 from langmemcore.locomo import Conversation, load_locomo
-from langmemcore.memory import IngestReport, Memory
+from langmemcore.memory import Memory
 from langmemcore.storage import Database, upgrade
 from langmemcore.storage.embedded import embedded_database_url
 

@@ -20,8 +20,9 @@ from langmemcore._errors import (
     NotFoundError,
     ObservationConflictError,
 )
+from langmemcore.construction.bulk import IngestReport
 from langmemcore.embeddings import LocalEmbeddings, resolve_embeddings
-from langmemcore.memory import IngestReport, Memory
+from langmemcore.memory import Memory
 from langmemcore.retriever import MemoryRetriever
 from langmemcore.storage import Database, Repository
 from langmemcore.store import MemoryStore

@@ -1,80 +1,49 @@
 """``Memory``: the library's front door for writing (and, with retrieval, reading) memory.
 
 Async-first: every operation is a coroutine (``aingest``, ``aingest_many``, ...); the sync
-twins (``ingest``, ``ingest_many``, ...) run them through the one loop bridge.
+twins (``ingest``, ``ingest_many``, ...), derived by :func:`~langmemcore._bridge.sync_twin`,
+run them through the one loop bridge.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from contextlib import aclosing
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
-from langmemcore._bridge import run_sync
+from langmemcore._bridge import sync_twin
 from langmemcore._errors import ConfigurationError, InvalidInputError
 from langmemcore._namespace import validate_namespace
-from langmemcore._progress import Progress, ProgressLike, progress_callback
+from langmemcore._progress import ProgressLike
 from langmemcore._validate import check_count, check_key, check_observation, check_search
 from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
-from langmemcore.construction.gate import NoteDraft
+from langmemcore.construction.bulk import BulkIngest, IngestReport
 from langmemcore.construction.graph import ConstructionContext, build_construction_graph
-from langmemcore.construction.ingest import (
-    KeywordEmbedder,
-    ObservationIn,
-    bulk_batches,
-    make_drafts,
-)
+from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn
 from langmemcore.construction.repair import RepairReport, forget_observation
-from langmemcore.construction.topics import TopicSummary, evolve_topics
+from langmemcore.construction.topic_schedule import TopicSchedule
+from langmemcore.construction.topics import TopicSummary
 from langmemcore.construction.undo import undo_lineage, unmerge_note
 from langmemcore.embeddings import EmbeddingsLike, embedding_dims, resolve_embeddings
 from langmemcore.formal.capacity import CompactionReport
 from langmemcore.formal.config import FormalConfig
 from langmemcore.formal.layer import FormalLayer, FormalOperations, SearchResults
-from langmemcore.prompts import LLMUsage, configure_model, track_usage
+from langmemcore.prompts import configure_model, track_usage
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.retrieval.active import SearchMode, active_notes, check_mode
 from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.storage.database import Database
 from langmemcore.storage.migrations import ensure_schema
-from langmemcore.storage.records import content_hash, ensure_same_content
+from langmemcore.storage.records import content_hash
 from langmemcore.storage.repository import Repository
 
-__all__ = ["IngestReport", "Memory"]
-
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class IngestReport:
-    """Counts of what a bulk ingest did.
-
-    Attributes:
-        results: One result per observation, in input order.
-        topics: Topic evolutions run during the ingest.
-        llm: Model calls the ingest asked for, and how many failed or were skipped (an
-            open circuit breaker); each of those was answered by the offline path.
-    """
-
-    results: tuple[ApplyResult, ...]
-    topics: tuple[TopicSummary, ...]
-    llm: LLMUsage = field(default_factory=LLMUsage)
-
-    def count(self, operation: str) -> int:
-        """How many observations ended in ``operation`` (append / merge / unchanged)."""
-        return sum(1 for r in self.results if r.operation == operation)
-
-    @property
-    def links(self) -> int:
-        """Edges created."""
-        return sum(len(r.edge_ids) for r in self.results)
+__all__ = ["Memory"]
 
 
 class Memory:
@@ -118,8 +87,7 @@ class Memory:
         self._formal_layer: FormalOperations = FormalLayer(database, embeddings, self.formal)
         self._graph = build_construction_graph()
         self._retrieval_graph = build_retrieval_graph()
-        self._background: set[asyncio.Task[Any]] = set()
-        self._since_topics: dict[tuple[str, ...], int] = {}
+        self._topics = TopicSchedule(database, self.config)
 
     @classmethod
     async def aopen(
@@ -163,11 +131,6 @@ class Memory:
             llm_config=llm_config,
         )
 
-    @classmethod
-    def open(cls, url: str | None = None, **kwargs: Any) -> Memory:
-        """Sync twin of :meth:`aopen`."""
-        return run_sync(cls.aopen(url, **kwargs))
-
     def _observation(
         self,
         text: str,
@@ -191,7 +154,7 @@ class Memory:
         metadata: dict[str, Any] | None = None,
         wait_for_topics: bool = False,
     ) -> ApplyResult:
-        """Remember one observation: ingest -> gate -> merge / link / append.
+        """Remember one observation: ingest -> gate -> merge / append (with links).
 
         Args:
             namespace: Where to remember it.
@@ -214,19 +177,8 @@ class Memory:
         )
         result: ApplyResult = state["result"]
         await self._formal_layer.after_write(ns, [result])
-        if await self._topics_due(ns, result):
-            if wait_for_topics:
-                await self.aevolve_topics(ns)
-            else:
-                self._in_background(self.aevolve_topics(ns))
+        await self._topics.after_write(ns, result, wait=wait_for_topics)
         return result
-
-    def _in_background(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
-        """Run ``work`` as a task that :meth:`aflush` waits for."""
-        task = asyncio.get_running_loop().create_task(work)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-        return task
 
     async def aingest_many(
         self,
@@ -257,126 +209,25 @@ class Memory:
             if not isinstance(item, ObservationIn):
                 raise InvalidInputError(f"observations must be ObservationIn, got {item!r:.60}")
             self._observation(item.text, item.key, item.speaker, item.event_time, item.metadata)
+        bulk = BulkIngest(
+            self._graph,
+            self._context,
+            self._topics,
+            ns,
+            items,
+            batch_size=batch_size,
+            progress=progress,
+        )
         with track_usage() as usage:
-            results, topics = await self._ingest_batches(
-                ns, items, batch_size, progress_callback(progress, "ingest")
-            )
-        return IngestReport(tuple(results), tuple(topics), usage)
-
-    async def _ingest_batches(
-        self,
-        ns: tuple[str, ...],
-        items: list[ObservationIn],
-        batch_size: int,
-        report: Progress | None,
-    ) -> tuple[list[ApplyResult], list[TopicSummary]]:
-        """The work of :meth:`aingest_many`: draft ahead, apply in order, evolve topics."""
-        batches = bulk_batches(len(items), batch_size)
-        first_seen = {o.key: i for i, o in reversed(list(enumerate(items)))}
-        results: list[ApplyResult] = []
-        topics: list[TopicSummary] = []
-        evolving: list[asyncio.Task[TopicSummary]] = []
-        applied: dict[str, str] = {}
-        ahead = self._draft_ahead(ns, items, batches, 0, first_seen)
-        try:
-            for index, batch in enumerate(batches):
-                assert ahead is not None
-                stored, drafts = await ahead
-                ahead = self._draft_ahead(ns, items, batches, index + 1, first_seen)
-                done = len(results)
-                for observation in (items[i] for i in batch):
-                    known = stored.get(observation.key) or applied.get(observation.key)
-                    if known is not None:
-                        results.append(self._unchanged(ns, observation, known))
-                        applied.setdefault(observation.key, known)
-                    else:
-                        state = await self._graph.ainvoke(
-                            {
-                                "namespace": ns,
-                                "observation": observation,
-                                "draft": drafts[observation.key],
-                                "known_new": True,
-                            },
-                            context=self._context,
-                        )
-                        results.append(state["result"])
-                        applied[observation.key] = content_hash(observation.text)
-                        due = await self._topics_due(ns, state["result"])
-                        if due and (not evolving or evolving[-1].done()):
-                            evolving.append(self._in_background(self.aevolve_topics(ns)))
-                    if report:
-                        report(len(results), len(items))
-                await self._formal_layer.after_write(ns, results[done:])
-        finally:
-            if ahead is not None:
-                ahead.cancel()
-        topics.extend(await asyncio.gather(*evolving))
-        if any(r.operation != "unchanged" for r in results):
-            topics.append(await self.aevolve_topics(ns))
-        return results, topics
-
-    def _draft_ahead(
-        self,
-        namespace: tuple[str, ...],
-        items: list[ObservationIn],
-        batches: list[range],
-        index: int,
-        first_seen: dict[str, int],
-    ) -> asyncio.Task[tuple[dict[str, str], dict[str, NoteDraft]]] | None:
-        """Start preparing batch ``index`` while the caller applies the one before it, so
-        embedding (in a worker thread) overlaps the database work. Keys seen earlier in
-        the input are left to the duplicate check at apply time.
-        """
-        if index >= len(batches):
-            return None
-        batch = [items[i] for i in batches[index] if first_seen[items[i].key] == i]
-        return asyncio.get_running_loop().create_task(self._prepare_batch(namespace, batch))
-
-    async def _prepare_batch(
-        self, namespace: tuple[str, ...], batch: list[ObservationIn]
-    ) -> tuple[dict[str, str], dict[str, NoteDraft]]:
-        """Stored hashes of the batch's keys and drafts of the new ones (embedded in one
-        batch). Drafts depend only on the observations, never on memory, so drafting ahead
-        changes nothing in what gets stored.
-        """
-        async with Repository.open(self.database, autocommit=True) as repo:
-            stored = await repo.observation_hashes(namespace, [o.key for o in batch])
-        fresh = [o for o in batch if o.key not in stored]
-        made = await make_drafts(fresh, self.embeddings, self.config, self.llm)
-        await self._context.keywords.vectors([k for d in made for k in d.keywords])
-        return stored, dict(zip((o.key for o in fresh), made, strict=True))
-
-    @staticmethod
-    def _unchanged(
-        namespace: tuple[str, ...], observation: ObservationIn, stored_hash: str
-    ) -> ApplyResult:
-        ensure_same_content(namespace, observation.key, stored_hash, observation.text)
-        return ApplyResult("unchanged", 0, None, (), (), "already ingested")
-
-    async def _topics_due(self, namespace: tuple[str, ...], result: ApplyResult) -> bool:
-        """Count new notes per namespace (from the database once, then in process)."""
-        every = self.config.topic_every
-        if every <= 0 or result.operation == "unchanged":
-            return False
-        if namespace not in self._since_topics:
-            async with Repository.open(self.database, autocommit=True) as repo:
-                self._since_topics[namespace] = await repo.notes_since_topics(namespace)
-        elif result.operation == "append":
-            self._since_topics[namespace] += 1
-        return self._since_topics[namespace] >= every
+            async with aclosing(bulk.batches()) as batches:
+                async for results in batches:
+                    await self._formal_layer.after_write(ns, results)
+            topics = await bulk.finish()
+        return IngestReport(tuple(bulk.results), tuple(topics), usage)
 
     async def aevolve_topics(self, namespace: Sequence[str]) -> TopicSummary:
         """Recompute the namespace's topic groups now."""
-        ns = validate_namespace(namespace)
-        self._since_topics[ns] = 0
-        async with Repository.open(self.database) as repo:
-            return await evolve_topics(
-                repo,
-                ns,
-                min_size=self.config.topic_min_size,
-                max_size=self.config.topic_max_size,
-                seed=self.config.topic_seed,
-            )
+        return await self._topics.evolve(validate_namespace(namespace))
 
     async def aundo(self, namespace: Sequence[str], lineage_id: int) -> int:
         """Undo one lineage row (see :mod:`langmemcore.construction.undo`)."""
@@ -469,10 +320,6 @@ class Memory:
             )
         return await self._formal_layer.log_search(ns, query, state["results"], usage)
 
-    def search(self, namespace: Sequence[str], query: str, **kwargs: Any) -> SearchResults:
-        """Sync twin of :meth:`asearch`."""
-        return run_sync(self.asearch(namespace, query, **kwargs))
-
     async def afeedback(
         self,
         namespace: Sequence[str],
@@ -532,61 +379,20 @@ class Memory:
         """
         return await self._formal_layer.search_archived(namespace, query, k=k)
 
-    def feedback(
-        self,
-        namespace: Sequence[str],
-        query_id: int,
-        note_ids: Sequence[int],
-        outcome: float = 1.0,
-    ) -> dict[int, float]:
-        """Sync twin of :meth:`afeedback`."""
-        return run_sync(self.afeedback(namespace, query_id, note_ids, outcome))
-
-    def compact(self, namespace: Sequence[str], **kwargs: Any) -> CompactionReport:
-        """Sync twin of :meth:`acompact`."""
-        return run_sync(self.acompact(namespace, **kwargs))
-
-    def restore(self, namespace: Sequence[str], note_ids: Sequence[int]) -> list[int]:
-        """Sync twin of :meth:`arestore`."""
-        return run_sync(self.arestore(namespace, note_ids))
-
-    def search_archived(
-        self, namespace: Sequence[str], query: str, **kwargs: Any
-    ) -> list[RetrievedNote]:
-        """Sync twin of :meth:`asearch_archived`."""
-        return run_sync(self.asearch_archived(namespace, query, **kwargs))
-
     async def aflush(self) -> None:
         """Wait for background work (topic evolution) started by :meth:`aingest`."""
-        while self._background:
-            await asyncio.gather(*list(self._background))
+        await self._topics.flush()
 
-    def ingest(self, namespace: Sequence[str], text: str, **kwargs: Any) -> ApplyResult:
-        """Sync twin of :meth:`aingest`."""
-        return run_sync(self.aingest(namespace, text, **kwargs))
-
-    def ingest_many(
-        self, namespace: Sequence[str], observations: Iterable[ObservationIn], **kwargs: Any
-    ) -> IngestReport:
-        """Sync twin of :meth:`aingest_many`."""
-        return run_sync(self.aingest_many(namespace, observations, **kwargs))
-
-    def evolve_topics(self, namespace: Sequence[str]) -> TopicSummary:
-        """Sync twin of :meth:`aevolve_topics`."""
-        return run_sync(self.aevolve_topics(namespace))
-
-    def undo(self, namespace: Sequence[str], lineage_id: int) -> int:
-        """Sync twin of :meth:`aundo`."""
-        return run_sync(self.aundo(namespace, lineage_id))
-
-    def unmerge(self, namespace: Sequence[str], note_id: int) -> list[int]:
-        """Sync twin of :meth:`aunmerge`."""
-        return run_sync(self.aunmerge(namespace, note_id))
-
-    def forget(self, namespace: Sequence[str], key: str) -> RepairReport | None:
-        """Sync twin of :meth:`aforget`."""
-        return run_sync(self.aforget(namespace, key))
-
-    def flush(self) -> None:
-        """Sync twin of :meth:`aflush`."""
-        run_sync(self.aflush())
+    open = classmethod(sync_twin(aopen))
+    ingest = sync_twin(aingest)
+    ingest_many = sync_twin(aingest_many)
+    evolve_topics = sync_twin(aevolve_topics)
+    undo = sync_twin(aundo)
+    unmerge = sync_twin(aunmerge)
+    forget = sync_twin(aforget)
+    search = sync_twin(asearch)
+    feedback = sync_twin(afeedback)
+    compact = sync_twin(acompact)
+    restore = sync_twin(arestore)
+    search_archived = sync_twin(asearch_archived)
+    flush = sync_twin(aflush)

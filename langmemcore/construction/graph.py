@@ -1,7 +1,12 @@
-"""The construction graph: ``ingest -> gate -> (merge | link | append) -> [evolve_topics]``.
+"""The construction graph: ``ingest -> gate -> (merge | append)``.
 
-Bulk ingest, which drafts observations ahead and checks their keys itself, enters at the
-gate.
+Its nodes are the steps one observation goes through: ``ingest`` (duplicate check and
+drafting), ``gate`` (candidates and the merge / link / append decision), then one write:
+``merge`` into a redundant note, or ``append`` as a new note, linked to the complementary
+or conflicting notes the gate found. Bulk ingest (:mod:`langmemcore.construction.bulk`),
+which drafts observations ahead and checks their keys itself, enters at the gate. Topic
+evolution is a namespace-wide job that the writes schedule
+(:mod:`langmemcore.construction.topic_schedule`), not a step of one observation.
 
 A LangGraph ``StateGraph`` whose dependencies (database, embedder, LLM, settings) arrive
 through LangGraph's runtime context (:class:`ConstructionContext`). One invocation
@@ -33,7 +38,6 @@ from langmemcore.construction.gate import (
     merge_contexts,
 )
 from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
-from langmemcore.construction.topics import TopicSummary, evolve_topics
 from langmemcore.prompts import call_structured
 from langmemcore.prompts.gating import GateJudgement, render_gate_prompt
 from langmemcore.storage.database import Database
@@ -74,8 +78,6 @@ class ConstructionState(TypedDict, total=False):
     gate: GateResult
     result: ApplyResult
     known_new: bool
-    evolve_topics: bool
-    topics: TopicSummary
 
 
 Ctx = Runtime[ConstructionContext]
@@ -188,12 +190,9 @@ def route_after_ingest(state: ConstructionState) -> Literal["gate", "__end__"]:
     return "__end__" if "result" in state else "gate"
 
 
-def route_after_gate(state: ConstructionState) -> Literal["merge", "link", "append"]:
-    """Pick the apply node for the gate's decision."""
-    result = state["gate"]
-    if result.operation == "merge":
-        return "merge"
-    return "link" if result.links else "append"
+def route_after_gate(state: ConstructionState) -> Literal["merge", "append"]:
+    """Pick the write for the gate's decision (a link is an append with edges)."""
+    return "merge" if state["gate"].operation == "merge" else "append"
 
 
 async def _apply(state: ConstructionState, runtime: Ctx, plan: MergePlan | None) -> ApplyResult:
@@ -224,33 +223,11 @@ async def merge(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
     return {"result": await _apply(state, runtime, plan)}
 
 
-async def link(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
-    """Append the draft as a note and link it to its complementary / conflicting notes."""
-    return {"result": await _apply(state, runtime, None)}
-
-
 async def append(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
-    """Append the draft as a new autonomous note."""
+    """Append the draft as a new note, linked to the complementary / conflicting notes
+    the gate found (none: an autonomous note).
+    """
     return {"result": await _apply(state, runtime, None)}
-
-
-def route_after_apply(state: ConstructionState) -> Literal["evolve_topics", "__end__"]:
-    """Evolve topics in-line only when the caller asked for it."""
-    return "evolve_topics" if state.get("evolve_topics") else "__end__"
-
-
-async def evolve(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
-    """Recompute the namespace's topic groups (Leiden with size bounds)."""
-    config = runtime.context.config
-    async with Repository.open(runtime.context.database) as repo:
-        summary = await evolve_topics(
-            repo,
-            state["namespace"],
-            min_size=config.topic_min_size,
-            max_size=config.topic_max_size,
-            seed=config.topic_seed,
-        )
-    return {"topics": summary}
 
 
 def build_construction_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
@@ -259,13 +236,10 @@ def build_construction_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_node("ingest", ingest)
     graph.add_node("gate", gate)
     graph.add_node("merge", merge)
-    graph.add_node("link", link)
     graph.add_node("append", append)
-    graph.add_node("evolve_topics", evolve)
     graph.add_conditional_edges(START, route_at_start)
     graph.add_conditional_edges("ingest", route_after_ingest)
     graph.add_conditional_edges("gate", route_after_gate)
-    for node in ("merge", "link", "append"):
-        graph.add_conditional_edges(node, route_after_apply)
-    graph.add_edge("evolve_topics", END)
+    graph.add_edge("merge", END)
+    graph.add_edge("append", END)
     return graph.compile(name="langmemcore-construction")

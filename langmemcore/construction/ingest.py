@@ -29,7 +29,7 @@ from langmemcore.prompts import call_structured
 from langmemcore.prompts.ingestion import SemanticIngestion, render_ingestion_prompt
 from langmemcore.text import analyze_observation, normalize_keyword
 
-__all__ = ["KeywordEmbedder", "ObservationIn", "bulk_batches", "draft_texts", "make_drafts"]
+__all__ = ["KeywordEmbedder", "ObservationIn", "draft_texts", "make_drafts"]
 
 _log = logging.getLogger("langmemcore.construction")
 
@@ -93,22 +93,6 @@ class KeywordEmbedder:
             while len(self._cache) > self.capacity:
                 self._cache.popitem(last=False)
         return {n: self._cache[n] for n in names}
-
-
-def bulk_batches(count: int, batch_size: int, first: int = 8) -> list[range]:
-    """Split ``count`` observations into drafting batches that double from ``first`` up
-    to ``batch_size`` (8, 16, 32, 64, 64, ...).
-
-    Bulk ingest drafts (and embeds) the next batch while it applies the current one; a
-    small first batch lets applying start after a few embeddings instead of a full batch.
-    """
-    batches: list[range] = []
-    start, size = 0, max(1, min(first, batch_size))
-    while start < count:
-        batches.append(range(start, min(start + size, count)))
-        start += size
-        size = min(size * 2, batch_size)
-    return batches
 
 
 def _offline(observation: ObservationIn, config: ConstructionConfig, origin: str) -> DraftText:

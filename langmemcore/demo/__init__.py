@@ -16,9 +16,10 @@ from typing import Any
 
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import ProgressLike
+from langmemcore.construction.bulk import IngestReport
 from langmemcore.construction.ingest import ObservationIn
 from langmemcore.io import parse_records
-from langmemcore.memory import IngestReport, Memory
+from langmemcore.memory import Memory
 from langmemcore.retrieval import RetrievedNote
 from langmemcore.storage.stats import NamespaceStats, TopicInfo, list_topics, memory_stats
 

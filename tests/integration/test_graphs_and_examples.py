@@ -37,7 +37,7 @@ def test_langgraph_json_lists_both_graphs() -> None:
     config = json.loads((REPO_ROOT / "graphs" / "langgraph.json").read_text())
     assert set(config["graphs"]) == {"construction", "retrieval"}
     construction = load_graph("construction")
-    assert {"ingest", "gate", "merge", "link", "append", "evolve_topics"} <= set(construction.nodes)
+    assert set(construction.nodes) == {"__start__", "ingest", "gate", "merge", "append"}
     retrieval = load_graph("retrieval")
     assert {"decompose", "channel", "fuse", "expand", "sufficiency", "refine", "pack"} <= set(
         retrieval.nodes

@@ -32,7 +32,7 @@ def test_a_very_long_text_gets_its_own_pass() -> None:
 
 
 def test_bulk_ingest_batches_double_up_to_the_batch_size_and_cover_everything() -> None:
-    from langmemcore.construction.ingest import bulk_batches
+    from langmemcore.construction.bulk import bulk_batches
 
     batches = bulk_batches(300, 64)
     assert [len(b) for b in batches] == [8, 16, 32, 64, 64, 64, 52]
