@@ -1,5 +1,6 @@
 """The write path of MemCoRe: ingest -> gate -> merge | append (an append may link), with
-topic evolution scheduled beside it (:mod:`~langmemcore.construction.topic_schedule`)."""
+topic evolution scheduled beside it (:mod:`~langmemcore.construction.topic_schedule`).
+"""
 
 from __future__ import annotations
 

@@ -17,8 +17,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import igraph as ig
-import leidenalg
 import numpy as np
 
 from langmemcore.construction.topic_labels import topic_label
@@ -50,6 +48,11 @@ class TopicSummary:
 def _leiden(
     nodes: Sequence[int], edges: Sequence[WeightedEdge], resolution: float, seed: int
 ) -> list[list[int]]:
+    # Imported here: igraph pulls in matplotlib when it is installed, which a plain
+    # ``import langmemcore`` (the CLI's doctor, stats, topics) has no use for.
+    import igraph as ig
+    import leidenalg
+
     index = {n: i for i, n in enumerate(nodes)}
     local = [(index[a], index[b], w) for a, b, w in edges if a in index and b in index]
     graph = ig.Graph(n=len(nodes), edges=[(a, b) for a, b, _ in local])
