@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, ClassVar, Literal, Required
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
+from pydantic import ConfigDict
+from pydantic.json_schema import SkipJsonSchema
+from typing_extensions import TypedDict
 
 from langmemcore._errors import LLMOutputError, LLMUnavailableError
 from langmemcore.config import ConstructionConfig
@@ -44,7 +47,13 @@ from langmemcore.storage.database import Database
 from langmemcore.storage.records import ensure_same_content
 from langmemcore.storage.repository import Repository
 
-__all__ = ["ConstructionContext", "ConstructionState", "build_construction_graph"]
+__all__ = [
+    "ConstructionContext",
+    "ConstructionInput",
+    "ConstructionOutput",
+    "ConstructionState",
+    "build_construction_graph",
+]
 
 _log = logging.getLogger("langmemcore.construction")
 
@@ -52,6 +61,9 @@ _log = logging.getLogger("langmemcore.construction")
 @dataclass
 class ConstructionContext:
     """Dependencies of the construction graph's nodes (LangGraph runtime context).
+
+    Its JSON schema (``get_context_jsonschema()``, the Agent Server's context form)
+    describes the settings; the in-process dependencies are left out of it.
 
     Attributes:
         database: Where memory lives.
@@ -61,11 +73,13 @@ class ConstructionContext:
         llm: Optional chat model for ingestion and the ambiguous gate band.
     """
 
-    database: Database
-    embeddings: Embeddings
-    keywords: KeywordEmbedder
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(arbitrary_types_allowed=True)
+
+    database: SkipJsonSchema[Database]
+    embeddings: SkipJsonSchema[Embeddings]
+    keywords: SkipJsonSchema[KeywordEmbedder]
     config: ConstructionConfig
-    llm: BaseChatModel | None = None
+    llm: SkipJsonSchema[BaseChatModel | None] = None
 
 
 class ConstructionState(TypedDict, total=False):
@@ -78,6 +92,23 @@ class ConstructionState(TypedDict, total=False):
     gate: GateResult
     result: ApplyResult
     known_new: bool
+
+
+class ConstructionInput(TypedDict, total=False):
+    """What one invocation takes: the observation and its namespace (bulk ingest also
+    passes its ``draft`` and ``known_new``).
+    """
+
+    namespace: Required[tuple[str, ...]]
+    observation: Required[ObservationIn]
+    draft: NoteDraft
+    known_new: bool
+
+
+class ConstructionOutput(TypedDict):
+    """What one invocation returns: what happened to the observation."""
+
+    result: ApplyResult
 
 
 Ctx = Runtime[ConstructionContext]
@@ -232,7 +263,12 @@ async def append(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
 
 def build_construction_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the construction graph."""
-    graph = StateGraph(ConstructionState, context_schema=ConstructionContext)
+    graph = StateGraph(
+        ConstructionState,
+        context_schema=ConstructionContext,
+        input_schema=ConstructionInput,
+        output_schema=ConstructionOutput,
+    )
     graph.add_node("ingest", ingest)
     graph.add_node("gate", gate)
     graph.add_node("merge", merge)

@@ -15,7 +15,7 @@ import logging
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, ClassVar, Literal, Required
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -23,6 +23,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
+from pydantic import ConfigDict
+from pydantic.json_schema import SkipJsonSchema
+from typing_extensions import TypedDict
 
 from langmemcore._errors import LLMOutputError, LLMUnavailableError
 from langmemcore.config import RetrievalConfig
@@ -40,7 +43,7 @@ from langmemcore.storage.database import Database
 from langmemcore.storage.records import Scored
 from langmemcore.storage.repository import Repository
 
-__all__ = ["RetrievalContext", "RetrievalState", "build_retrieval_graph"]
+__all__ = ["RetrievalContext", "RetrievalInput", "RetrievalState", "build_retrieval_graph"]
 
 _log = logging.getLogger("langmemcore.retrieval")
 
@@ -49,6 +52,9 @@ _log = logging.getLogger("langmemcore.retrieval")
 class RetrievalContext:
     """Dependencies of the retrieval graph's nodes (LangGraph runtime context).
 
+    Its JSON schema (``get_context_jsonschema()``, the Agent Server's context form)
+    describes the settings; the in-process dependencies are left out of it.
+
     Attributes:
         database: Where memory lives.
         embeddings: Embedder of queries.
@@ -56,10 +62,12 @@ class RetrievalContext:
         llm: Optional chat model for decomposition and the sufficiency loop.
     """
 
-    database: Database
-    embeddings: Embeddings
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(arbitrary_types_allowed=True)
+
+    database: SkipJsonSchema[Database]
+    embeddings: SkipJsonSchema[Embeddings]
     config: RetrievalConfig
-    llm: BaseChatModel | None = None
+    llm: SkipJsonSchema[BaseChatModel | None] = None
 
 
 class RetrievalState(TypedDict, total=False):
@@ -82,6 +90,18 @@ class RetrievalState(TypedDict, total=False):
     subquery: str | None
     subquery_keywords: tuple[str, ...]
     results: list[RetrievedNote]
+
+
+class RetrievalInput(TypedDict, total=False):
+    """What one search takes (the output is the whole state; its ``results`` are the
+    evidence).
+    """
+
+    namespace: Required[tuple[str, ...]]
+    query: Required[str]
+    k: int
+    token_budget: int | None
+    min_confidence: float | None
 
 
 Ctx = Runtime[RetrievalContext]
@@ -267,7 +287,7 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
 
 def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the retrieval graph."""
-    graph = StateGraph(RetrievalState, context_schema=RetrievalContext)
+    graph = StateGraph(RetrievalState, context_schema=RetrievalContext, input_schema=RetrievalInput)
     graph.add_node("decompose", decompose)
     graph.add_node("channel", channel)
     graph.add_node("fuse", fuse_node)
