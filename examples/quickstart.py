@@ -9,12 +9,9 @@ import asyncio
 import uuid
 from datetime import UTC, datetime
 
-from sqlalchemy import select
-
 from langmemcore.construction import ObservationIn
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, Repository, upgrade
-from langmemcore.storage.models import Note
 
 TURNS = [
     ("Caroline", "I went to an LGBTQ support group yesterday and it was so powerful."),
@@ -35,9 +32,9 @@ async def main() -> None:
     report = await memory.aingest_many(namespace, observations)
     for result in report.results:
         print(f"{result.operation:7s} note {result.note_id}: {result.reason}")
+    note_ids = sorted({result.note_id for result in report.results})
     async with Repository.open(memory.database) as repo:
-        stmt = select(Note).where(Note.namespace == ".".join(namespace)).order_by(Note.id)
-        for note in await repo.session.scalars(stmt):
+        for note in await repo.get_notes(namespace, note_ids):
             print(f"[{note.status}] {note.context}  keywords={list(note.keywords)}")
 
 
