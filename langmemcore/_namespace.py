@@ -84,12 +84,14 @@ def validate_labels(labels: object) -> Namespace:
     return checked
 
 
-def validate_namespace(namespace: object) -> Namespace:
+def validate_namespace(namespace: object, *, reserved_root: bool = False) -> Namespace:
     """Check a namespace against LangGraph's rules and the storage limits and return it
     as a tuple.
 
     Args:
         namespace: The candidate namespace (a tuple or list of labels).
+        reserved_root: Accept the root ``"langgraph"`` (LangGraph's stores refuse it in
+            ``put`` only; a store item's namespace may have it).
 
     Returns:
         The namespace as a tuple of strings.
@@ -97,22 +99,24 @@ def validate_namespace(namespace: object) -> Namespace:
     Raises:
         InvalidNamespaceError: If the namespace is empty, not a sequence of strings,
             has an empty label, a label with ``"."``, NUL or a lone surrogate, its root
-            is ``"langgraph"``, or it is over a limit of
+            is ``"langgraph"`` (unless ``reserved_root``), or it is over a limit of
             :class:`~langmemcore._validate.Limits` (labels, label and namespace bytes).
     """
     if isinstance(namespace, Sequence) and not isinstance(namespace, str) and not namespace:
         raise InvalidNamespaceError("Namespace cannot be empty.")
     labels = validate_labels(namespace)
-    if labels[0] == "langgraph":
+    if labels[0] == "langgraph" and not reserved_root:
         raise InvalidNamespaceError(
             f'Root label for namespace cannot be "langgraph". Got: {labels}'
         )
     return labels
 
 
-def encode_namespace(namespace: Sequence[str]) -> str:
-    """Join a validated namespace into its stored text form (``"a.b.c"``)."""
-    return ".".join(validate_namespace(namespace))
+def encode_namespace(namespace: Sequence[str], *, reserved_root: bool = False) -> str:
+    """Join a validated namespace into its stored text form (``"a.b.c"``); see
+    :func:`validate_namespace` for ``reserved_root``.
+    """
+    return ".".join(validate_namespace(namespace, reserved_root=reserved_root))
 
 
 def encode_prefix(labels: Sequence[str]) -> str | None:

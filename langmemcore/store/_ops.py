@@ -31,6 +31,10 @@ from langmemcore.storage.models import Item as ItemRow
 from langmemcore.storage.repository import Repository
 from langmemcore.store._index import ITEM_KEY_PREFIX, IndexSpec, check_value, item_text
 
+RESERVED_ROOT = "langgraph"
+"""LangGraph's reserved namespace root: items under it are stored but never indexed
+into memory (memory's namespaces cannot have it)."""
+
 __all__ = [
     "PreparedPut",
     "apply_puts",
@@ -49,7 +53,7 @@ def _check_page(limit: object, offset: object) -> None:
 
 
 def _check_put(op: PutOp) -> None:
-    validate_namespace(op.namespace)
+    validate_namespace(op.namespace, reserved_root=True)
     check_string(op.key, "item key", max_bytes=LIMITS.key_bytes - len(ITEM_KEY_PREFIX))
     check_ttl(op.ttl)
     if op.index not in (None, False) and (
@@ -84,6 +88,9 @@ def check_op(op: object) -> None:
     """Validate an op's namespace and arguments with langmemcore's errors, before
     anything is read or written (see :mod:`langmemcore._validate`).
 
+    Ops may address LangGraph's reserved root ``"langgraph"``: ``InMemoryStore`` and
+    ``PostgresStore`` refuse it in ``put`` / ``aput`` only, not in ``batch``.
+
     Raises:
         InvalidNamespaceError: A namespace breaks LangGraph's rules or a limit.
         InvalidInputError: An unknown op, a key, query, filter, ttl, limit or offset
@@ -92,7 +99,7 @@ def check_op(op: object) -> None:
     if isinstance(op, PutOp):
         _check_put(op)
     elif isinstance(op, GetOp):
-        validate_namespace(op.namespace)
+        validate_namespace(op.namespace, reserved_root=True)
         check_string(op.key, "item key")
     elif isinstance(op, SearchOp):
         _check_search(op)
@@ -184,7 +191,7 @@ class PreparedPut:
         if op.value is None:
             return
         self.value = check_value(op.value)
-        if spec.enabled and op.index is not False:
+        if spec.enabled and op.index is not False and self.namespace[0] != RESERVED_ROOT:
             fields = spec.fields if op.index is None else tuple(op.index)
             self.text = item_text(self.value, fields, max_chars=max_chars)
 

@@ -4,14 +4,16 @@
 for the construction graph in the same transaction; construction runs before ``put``
 returns, or in the background with ``background=True`` (``flush()`` waits for it).
 Deleting, replacing or expiring an item repairs the memory built from it.
-``search(query=...)`` ranks items by their notes through the retrieval graph.
+``search(query=...)`` ranks items by their notes through the retrieval graph: each
+result's ``score`` is its best note's retrieval score and results come in descending
+score order (ties: most recently updated first); a search without query has ``score``
+``None`` and lists the most recently updated items first, as ``PostgresStore`` does.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal
@@ -36,7 +38,7 @@ from langmemcore.embeddings import EmbeddingsLike
 from langmemcore.memory import Memory
 from langmemcore.storage.items import ItemRef
 from langmemcore.storage.repository import Repository
-from langmemcore.store._checked import CheckedNamespaces
+from langmemcore.store._checked import CheckedNamespaces, running_loop
 from langmemcore.store._feedback import settle_items
 from langmemcore.store._index import IndexSpec, index_spec
 from langmemcore.store._ops import (
@@ -48,7 +50,7 @@ from langmemcore.store._ops import (
     search_plain,
 )
 from langmemcore.store._tasks import process_task, search_by_query
-from langmemcore.store._ttl import TTLSweeper
+from langmemcore.store._ttl import SweeperFuture, SweeperStop, TTLSweeper
 
 __all__ = ["MemoryStore"]
 
@@ -57,7 +59,7 @@ _log = logging.getLogger("langmemcore.store")
 IndexArg = Mapping[str, Any] | Literal[False] | None
 
 
-class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
+class MemoryStore(CheckedNamespaces, BaseStore):
     """LangGraph store backed by langmemcore's memory (Postgres + pgvector).
 
     Args:
@@ -69,6 +71,10 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
             ``omit_expired``, ``sweep_interval_minutes``.
         background: Run construction after ``put`` returns (``flush()`` waits for it);
             the item and its pending task are committed by ``put`` either way.
+
+    Sync calls (``get``, ``put``, ``search``, ``batch``, ...) from the event loop the
+    store was created on raise ``asyncio.InvalidStateError``, as with LangGraph's
+    ``AsyncPostgresStore``: use the ``a``-prefixed twins there.
     """
 
     supports_ttl: bool = True
@@ -87,8 +93,8 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
         self.index: IndexSpec = index_spec(index)
         self.ttl_config = TTLConfig(**ttl) if ttl else None
         self.background = background
-        self._ttl_stop_event = threading.Event()
-        self._ttl_sweeper_thread = None
+        self._sweeper = TTLSweeper(self.sweep_ttl)
+        self._loop = running_loop()
         self._workers: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
         self._resumed = False
 
@@ -139,6 +145,7 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run operations (through the loop bridge); see :meth:`abatch`."""
+        self._check_loop("batch")
         return run_sync(self.abatch(list(ops)))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -253,6 +260,33 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
         """Sync twin of :meth:`asweep_ttl`."""
         return run_sync(self.asweep_ttl())
 
+    def start_ttl_sweeper(self, sweep_interval_minutes: float | None = None) -> SweeperFuture:
+        """Periodically delete expired items (and repair the memory built from them) in a
+        daemon thread; ``await store.start_ttl_sweeper()`` works too (see
+        :class:`~langmemcore.store._ttl.SweeperFuture`).
+
+        Args:
+            sweep_interval_minutes: Minutes between sweeps (default: the TTL config's
+                ``sweep_interval_minutes``, else 5).
+
+        Returns:
+            A future that resolves when the sweeper stops; cancel it to stop the sweeper.
+        """
+        return self._sweeper.start(self.ttl_config, sweep_interval_minutes)
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> SweeperStop:
+        """Stop the sweeper thread: from sync code this waits for it, from async code
+        ``await store.stop_ttl_sweeper()`` does (see
+        :class:`~langmemcore.store._ttl.SweeperStop`).
+
+        Args:
+            timeout: Seconds to wait for it (``None``: as long as it takes).
+
+        Returns:
+            Truthy (awaited: ``True``) if it stopped or was not running, else falsy.
+        """
+        return self._sweeper.stop(timeout)
+
     async def afeedback(
         self, items: Sequence[Item], outcome: float = 1.0, *, query: str
     ) -> dict[int, float]:
@@ -285,7 +319,7 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
 
     async def aclose(self) -> None:
         """Async twin of :meth:`close`."""
-        await asyncio.to_thread(self.stop_ttl_sweeper)
+        await self.stop_ttl_sweeper()
         await self.aflush()
 
     def __enter__(self) -> MemoryStore:

@@ -122,8 +122,9 @@ def test_index_settings_and_observation_keys() -> None:
 
 
 def test_check_op_uses_langmemcore_errors() -> None:
+    check_op(PutOp(("langgraph",), "k", {}))  # refused by put / aput only, as in LangGraph
     with pytest.raises(InvalidNamespaceError):
-        check_op(PutOp(("langgraph",), "k", {}))
+        check_op(PutOp((), "k", {}))
     with pytest.raises(InvalidNamespaceError):
         check_op(GetOp(("a.b",), "k"))
     with pytest.raises(InvalidNamespaceError):

@@ -1,7 +1,9 @@
 """The store's items, their TTL and its task queue.
 
 Items are addressed as :data:`ItemRef` pairs (namespace as a tuple, key); the namespace is
-encoded here. Reads hand back ORM :class:`~langmemcore.storage.models.Item` rows.
+encoded here, and may have LangGraph's reserved root ``"langgraph"`` (its stores refuse it
+in ``put`` only, not in ``batch``). Reads hand back ORM
+:class:`~langmemcore.storage.models.Item` rows.
 """
 
 from __future__ import annotations
@@ -30,8 +32,12 @@ class ItemWrite(NamedTuple):
     ttl_minutes: float | None
 
 
+def _item_namespace(namespace: Sequence[str]) -> str:
+    return encode_namespace(namespace, reserved_root=True)
+
+
 def _encoded(refs: Sequence[ItemRef]) -> list[tuple[str, str]]:
-    return [(encode_namespace(namespace), key) for namespace, key in refs]
+    return [(_item_namespace(namespace), key) for namespace, key in refs]
 
 
 class ItemAccess(SessionBound):
@@ -41,7 +47,7 @@ class ItemAccess(SessionBound):
         self, namespace: Sequence[str], keys: Sequence[str], *, omit_expired: bool
     ) -> list[Item]:
         """Items of one namespace by key (missing keys left out)."""
-        stmt = q.get_items(encode_namespace(namespace), keys, omit_expired=omit_expired)
+        stmt = q.get_items(_item_namespace(namespace), keys, omit_expired=omit_expired)
         return list(await self._scalars(stmt))
 
     async def items_by_ref(
@@ -96,7 +102,7 @@ class ItemAccess(SessionBound):
 
     async def item_index_text(self, namespace: Sequence[str], key: str) -> str | None:
         """The item's indexed text (``None``: no item, or nothing indexed)."""
-        return await self._scalar(q.index_text_of(encode_namespace(namespace), key))
+        return await self._scalar(q.index_text_of(_item_namespace(namespace), key))
 
     async def item_index_texts(self, refs: Sequence[ItemRef]) -> dict[ItemRef, str | None]:
         """Indexed texts of the items that exist among ``refs``."""
@@ -104,17 +110,19 @@ class ItemAccess(SessionBound):
         return {(decode_namespace(r.namespace), r.key): r.index_text for r in rows}
 
     async def refresh_item_ttl(self, refs: Sequence[ItemRef]) -> None:
-        """Restart the TTL clock of the items among ``refs`` that have one."""
+        """Restart the TTL clock of the items among ``refs`` that have one and have not
+        expired (an expired item stays expired until it is swept).
+        """
         await self._run(q.refresh_ttl(_encoded(refs)))
 
     async def write_items(self, items: Sequence[ItemWrite]) -> None:
         """Insert or replace items."""
-        rows = [{**item._asdict(), "namespace": encode_namespace(item.namespace)} for item in items]
+        rows = [{**item._asdict(), "namespace": _item_namespace(item.namespace)} for item in items]
         await self._run(q.upsert_items(rows))
 
     async def delete_items(self, namespace: Sequence[str], keys: Sequence[str]) -> None:
         """Delete items of one namespace."""
-        await self._run(q.delete_items(encode_namespace(namespace), keys))
+        await self._run(q.delete_items(_item_namespace(namespace), keys))
 
     async def sweep_expired_items(self) -> list[tuple[ItemRef, str | None]]:
         """Delete expired items; returns the address and indexed text of each."""

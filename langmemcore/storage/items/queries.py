@@ -153,12 +153,15 @@ def items_by_keys(
 
 
 def refresh_ttl(pairs: Sequence[tuple[str, str]]) -> Prepared:
-    """Restart the TTL clock of items that have one."""
+    """Restart the TTL clock of items that have one and have not expired yet: a read
+    never brings an expired item that the sweeper has not deleted yet back to life.
+    """
     stmt = (
         update(Item)
         .where(
             tuple_(Item.namespace, Item.key).in_([tuple(p) for p in pairs]),
             Item.ttl_minutes.is_not(None),
+            Item.expires_at > func.now(),
         )
         .values(expires_at=_expiry(Item.ttl_minutes))
     )
