@@ -9,6 +9,7 @@ item gives memory queues an ``item_tasks`` row in the same transaction.
 from __future__ import annotations
 
 import json
+import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -29,7 +30,14 @@ from langmemcore.storage.items import ItemRef, ItemWrite
 from langmemcore.storage.items.queries import OPERATORS
 from langmemcore.storage.models import Item as ItemRow
 from langmemcore.storage.repository import Repository
-from langmemcore.store._index import ITEM_KEY_PREFIX, IndexSpec, check_value, item_text
+from langmemcore.store._index import (
+    ITEM_KEY_PREFIX,
+    Attribution,
+    IndexSpec,
+    attribution_of,
+    check_value,
+    item_text,
+)
 
 RESERVED_ROOT = "langgraph"
 """LangGraph's reserved namespace root: items under it are stored but never indexed
@@ -43,8 +51,12 @@ __all__ = [
     "prepare_puts",
     "run_gets",
     "search_plain",
+    "stored_attribution",
+    "stored_value",
     "to_item",
 ]
+
+_log = logging.getLogger("langmemcore.store")
 
 
 def _check_page(limit: object, offset: object) -> None:
@@ -109,10 +121,27 @@ def check_op(op: object) -> None:
         raise InvalidInputError(f"Unknown operation type: {type(op).__name__}")
 
 
+def stored_value(row: ItemRow) -> dict[str, Any]:
+    """A stored item's value exactly as put."""
+    value: dict[str, Any] = row.value if row.value_text is None else json.loads(row.value_text)
+    return value
+
+
+def stored_attribution(row: ItemRow, spec: IndexSpec) -> Attribution:
+    """The speaker and event time of a stored item under ``spec``: none when its value
+    does not pass ``spec`` (it was put through a store with other ``index`` settings).
+    """
+    try:
+        return attribution_of(stored_value(row), spec)
+    except InvalidInputError as exc:
+        _log.warning("item %r keeps no speaker or time: %s", row.key, exc)
+        return Attribution(None, None, frozenset())
+
+
 def to_item(row: ItemRow, score: float | None = None, *, search: bool = False) -> Item:
     """A stored row as LangGraph's ``Item`` (``SearchItem`` for search results)."""
     namespace = decode_namespace(row.namespace)
-    value = row.value if row.value_text is None else json.loads(row.value_text)
+    value = stored_value(row)
     if search:
         return SearchItem(namespace, row.key, value, row.created_at, row.updated_at, score=score)
     return Item(
@@ -180,20 +209,41 @@ class PreparedPut:
         op: The put (``value=None`` deletes).
         spec: The store's index settings.
         max_chars: Longest indexed text accepted.
+
+    Attributes:
+        attribution: The speaker and event time read from an indexed value (``None`` when
+            the put gives memory nothing).
+
+    Raises:
+        InvalidInputError: The value, its indexed text, speaker or time cannot be stored.
     """
 
     def __init__(self, op: PutOp, spec: IndexSpec, max_chars: int) -> None:
+        self.spec = spec
         self.namespace = tuple(op.namespace)
         self.key = str(op.key)
         self.value: dict[str, Any] | None = None
         self.text: str | None = None
+        self.attribution: Attribution | None = None
         self.ttl = None if op.ttl is None else float(op.ttl)
         if op.value is None:
             return
         self.value = check_value(op.value)
         if spec.enabled and op.index is not False and self.namespace[0] != RESERVED_ROOT:
             fields = spec.fields if op.index is None else tuple(op.index)
-            self.text = item_text(self.value, fields, max_chars=max_chars)
+            attribution = attribution_of(self.value, spec)
+            self.text = item_text(self.value, fields, max_chars=max_chars, skip=attribution.fields)
+            if self.text is not None:
+                self.attribution = attribution
+
+    def retells(self, before: ItemRow) -> bool:
+        """Whether the put changes the speaker or time of ``before``, an item with the
+        same indexed text.
+        """
+        assert self.attribution is not None
+        was = stored_attribution(before, self.spec)
+        now = self.attribution
+        return (was.speaker, was.event_time) != (now.speaker, now.event_time)
 
 
 def prepare_puts(ops: Sequence[PutOp], spec: IndexSpec, max_chars: int) -> list[PreparedPut]:
@@ -208,21 +258,42 @@ def prepare_puts(ops: Sequence[PutOp], spec: IndexSpec, max_chars: int) -> list[
     return [PreparedPut(op, spec, max_chars) for op in last.values()]
 
 
+async def _changed(repo: Repository, puts: Sequence[PreparedPut]) -> list[ItemRef]:
+    """The puts whose item's memory must change: its indexed text, speaker or time."""
+    refs = [(p.namespace, p.key) for p in puts]
+    before = await repo.item_index_texts(refs)
+    same_text = [
+        ref
+        for p, ref in zip(puts, refs, strict=True)
+        if p.text is not None and before.get(ref) == p.text
+    ]
+    retold: set[ItemRef] = set()
+    if same_text:
+        rows = await repo.items_by_ref(same_text, None, omit_expired=False)
+        stored = {(decode_namespace(r.namespace), r.key): r for r in rows}
+        retold = {
+            ref
+            for p, ref in zip(puts, refs, strict=True)
+            if ref in stored and p.retells(stored[ref])
+        }
+    return [
+        ref
+        for p, ref in zip(puts, refs, strict=True)
+        if ref in retold
+        or (before.get(ref) != p.text and (p.text is not None or before.get(ref) is not None))
+    ]
+
+
 async def apply_puts(repo: Repository, puts: Sequence[PreparedPut]) -> list[ItemRef]:
-    """Write the puts and queue the items whose memory must change.
+    """Write the puts and queue the items whose memory must change (their indexed text,
+    speaker or time).
 
     Returns:
         (namespace, key) of the items queued for construction or repair.
     """
     if not puts:
         return []
-    before = await repo.item_index_texts([(p.namespace, p.key) for p in puts])
-    queued = [
-        (p.namespace, p.key)
-        for p in puts
-        if before.get((p.namespace, p.key)) != p.text
-        and (p.text is not None or before.get((p.namespace, p.key)) is not None)
-    ]
+    queued = await _changed(repo, puts)
     deletes: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for p in puts:
         if p.value is None:

@@ -13,16 +13,18 @@ score order (ties: most recently updated first); a search without query has ``sc
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import (
     BaseStore,
     GetOp,
+    IndexConfig,
     Item,
     ListNamespacesOp,
     Op,
@@ -34,7 +36,9 @@ from langgraph.store.base import (
 
 from langmemcore._bridge import run_sync
 from langmemcore._errors import ConfigurationError
-from langmemcore.embeddings import EmbeddingsLike
+from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
+from langmemcore.embeddings import EmbeddingsLike, embedding_dims
+from langmemcore.formal.config import FormalConfig
 from langmemcore.memory import Memory
 from langmemcore.storage.items import ItemRef
 from langmemcore.storage.repository import Repository
@@ -66,7 +70,12 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         memory: The memory items are written to and searched through.
         index: ``None`` (index every string in a value), ``False`` (plain key-value
             store: ``query`` is ignored) or an ``IndexConfig``-style mapping whose
-            ``fields`` name the paths to index (``"text"``, ``"a.b"``, ``"items[*].t"``).
+            ``fields`` name the paths to index (``"text"``, ``"a.b"``, ``"items[*].t"``)
+            and whose ``speaker`` / ``time`` name the fields holding a put's speaker and
+            event time (a dotted path, or ``False`` for none). By default the speaker
+            comes from a ``"speaker"`` field, a LangChain message's ``name`` or role, and
+            the time from ``"time"`` / ``"event_time"`` / ``"timestamp"`` (ISO 8601 or
+            POSIX seconds; naive times are UTC), else it is the put's time.
         ttl: LangGraph ``TTLConfig``: ``default_ttl`` (minutes), ``refresh_on_read``,
             ``omit_expired``, ``sweep_interval_minutes``.
         background: Run construction after ``put`` returns (``flush()`` waits for it);
@@ -91,12 +100,27 @@ class MemoryStore(CheckedNamespaces, BaseStore):
             raise ConfigurationError(f"ttl must be a TTLConfig mapping, got {ttl!r}")
         self.memory = memory
         self.index: IndexSpec = index_spec(index)
+        self._index_arg = index
         self.ttl_config = TTLConfig(**ttl) if ttl else None
         self.background = background
         self._sweeper = TTLSweeper(self.sweep_ttl)
         self._loop = running_loop()
         self._workers: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
         self._resumed = False
+
+    @functools.cached_property
+    def index_config(self) -> IndexConfig | None:
+        """LangGraph's ``index_config``: the settings of semantic search, ``None`` for a
+        store without it (``index=False``). ``dims`` and ``embed`` are the memory's
+        embedder; ``fields`` default to ``["$"]``.
+        """
+        if not self.index.enabled:
+            return None
+        config: dict[str, Any] = dict(self._index_arg or {})
+        config["dims"] = embedding_dims(self.memory.embeddings)
+        config["embed"] = self.memory.embeddings
+        config["fields"] = list(self.index.fields)
+        return cast(IndexConfig, config)
 
     @classmethod
     async def aopen(
@@ -108,15 +132,31 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         index: IndexArg = None,
         ttl: TTLConfig | None = None,
         background: bool = False,
+        construction: ConstructionConfig | None = None,
+        retrieval: RetrievalConfig | None = None,
+        formal: FormalConfig | None = None,
+        llm_config: LLMConfig | None = None,
     ) -> MemoryStore:
         """Open a store on ``url`` (else ``DATABASE_URL``, else the embedded server) and
         resume construction that an earlier process left pending.
+
+        ``embeddings``, ``llm``, ``retrieval``, ``formal`` and ``llm_config`` are those of
+        :meth:`Memory.aopen <langmemcore.Memory.aopen>`, ``construction`` its ``config``;
+        they go to the memory the store builds.
 
         Raises:
             MigrationRequiredError: The schema is missing or behind head.
             ConfigurationError: The embedder's dimensions differ from the schema's.
         """
-        memory = await Memory.aopen(url, embeddings=embeddings, llm=llm)
+        memory = await Memory.aopen(
+            url,
+            embeddings=embeddings,
+            llm=llm,
+            config=construction,
+            retrieval=retrieval,
+            formal=formal,
+            llm_config=llm_config,
+        )
         store = cls(memory, index=index, ttl=ttl, background=background)
         await store._resume()
         return store
@@ -131,11 +171,24 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         index: IndexArg = None,
         ttl: TTLConfig | None = None,
         background: bool = False,
+        construction: ConstructionConfig | None = None,
+        retrieval: RetrievalConfig | None = None,
+        formal: FormalConfig | None = None,
+        llm_config: LLMConfig | None = None,
     ) -> MemoryStore:
         """Sync twin of :meth:`aopen`."""
         return run_sync(
             cls.aopen(
-                url, embeddings=embeddings, llm=llm, index=index, ttl=ttl, background=background
+                url,
+                embeddings=embeddings,
+                llm=llm,
+                index=index,
+                ttl=ttl,
+                background=background,
+                construction=construction,
+                retrieval=retrieval,
+                formal=formal,
+                llm_config=llm_config,
             )
         )
 
@@ -194,7 +247,7 @@ class MemoryStore(CheckedNamespaces, BaseStore):
             return
         for pair in queued:
             try:
-                await process_task(self.memory, pair)
+                await process_task(self.memory, self.index, pair)
             except Exception:
                 _log.exception("construction of item %s failed; it stays queued", pair)
 
@@ -215,7 +268,7 @@ class MemoryStore(CheckedNamespaces, BaseStore):
     async def _drain(self) -> None:
         while True:
             try:
-                if not await process_task(self.memory):
+                if not await process_task(self.memory, self.index):
                     return
             except Exception:
                 _log.exception("background construction failed; its item stays queued")
@@ -230,7 +283,7 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         if worker is not None:
             await worker
         for _attempt in range(10_000):
-            if not await process_task(self.memory):
+            if not await process_task(self.memory, self.index):
                 async with Repository.open(self.memory.database) as repo:
                     if not await repo.pending_item_tasks():
                         break

@@ -19,37 +19,56 @@ from langmemcore._validate import LIMITS
 from langmemcore.memory import Memory
 from langmemcore.storage.items import ItemRef
 from langmemcore.storage.repository import Repository
-from langmemcore.store._index import item_key_of, observation_key
-from langmemcore.store._ops import to_item
+from langmemcore.store._index import IndexSpec, item_key_of, observation_key
+from langmemcore.store._ops import stored_attribution, to_item
 
 __all__ = ["process_task", "reconcile_item", "search_by_query"]
 
 _log = logging.getLogger("langmemcore.store")
 
 
-async def reconcile_item(memory: Memory, namespace: tuple[str, ...], key: str) -> str:
-    """Make the item's observation match its indexed text.
+async def reconcile_item(
+    memory: Memory, spec: IndexSpec, namespace: tuple[str, ...], key: str
+) -> str:
+    """Make the item's observation match its indexed text, speaker and event time (the
+    time read from its value, else the put's time).
 
     Returns:
         ``"ingested"``, ``"forgotten"``, ``"replaced"`` or ``"unchanged"``.
     """
     obs_key = observation_key(key)
     async with Repository.open(memory.database) as repo:
-        text = await repo.item_index_text(namespace, key)
+        found = await repo.items_by_key(namespace, [key], omit_expired=False)
         observation = await repo.observation(namespace, obs_key)
-        stored = observation.content if observation is not None else None
-    if stored == text:
+    row = found[0] if found else None
+    text = None if row is None else row.index_text
+    wanted = None
+    if row is not None and text is not None:
+        attribution = stored_attribution(row, spec)
+        wanted = (text, attribution.speaker, attribution.event_time or row.updated_at)
+    stored = None
+    if observation is not None:
+        stored = (observation.content, observation.speaker, observation.event_time)
+    if stored == wanted:
         return "unchanged"
     if stored is not None:
         await memory.aforget(namespace, obs_key)
-    if text is None:
+    if wanted is None:
         return "forgotten"
-    await memory.aingest(namespace, text, key=obs_key, metadata={"item_key": key})
+    await memory.aingest(
+        namespace,
+        wanted[0],
+        key=obs_key,
+        speaker=wanted[1],
+        event_time=wanted[2],
+        metadata={"item_key": key},
+    )
     return "ingested" if stored is None else "replaced"
 
 
-async def process_task(memory: Memory, pair: ItemRef | None = None) -> bool:
-    """Claim one queued item (the oldest, or ``pair``), reconcile it and clear its task.
+async def process_task(memory: Memory, spec: IndexSpec, pair: ItemRef | None = None) -> bool:
+    """Claim one queued item (the oldest, or ``pair``), reconcile it under the store's
+    index settings ``spec`` and clear its task.
 
     Returns:
         ``True`` if a task was claimed and done, ``False`` if none was available.
@@ -59,7 +78,7 @@ async def process_task(memory: Memory, pair: ItemRef | None = None) -> bool:
         if task is None:
             return False
         (namespace, key), version = task
-        await reconcile_item(memory, namespace, key)
+        await reconcile_item(memory, spec, namespace, key)
         await claim.finish_item_task((namespace, key), version)
     return True
 
