@@ -19,7 +19,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, cast
 
-from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import (
     BaseStore,
@@ -34,7 +33,7 @@ from langgraph.store.base import (
     TTLConfig,
 )
 
-from langmemcore._bridge import run_sync
+from langmemcore._bridge import run_sync, sync_twin
 from langmemcore._errors import ConfigurationError
 from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.embeddings import EmbeddingsLike, embedding_dims
@@ -161,36 +160,7 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         await store._resume()
         return store
 
-    @classmethod
-    def open(
-        cls,
-        url: str | None = None,
-        *,
-        embeddings: EmbeddingsLike | Embeddings = None,
-        llm: BaseChatModel | None = None,
-        index: IndexArg = None,
-        ttl: TTLConfig | None = None,
-        background: bool = False,
-        construction: ConstructionConfig | None = None,
-        retrieval: RetrievalConfig | None = None,
-        formal: FormalConfig | None = None,
-        llm_config: LLMConfig | None = None,
-    ) -> MemoryStore:
-        """Sync twin of :meth:`aopen`."""
-        return run_sync(
-            cls.aopen(
-                url,
-                embeddings=embeddings,
-                llm=llm,
-                index=index,
-                ttl=ttl,
-                background=background,
-                construction=construction,
-                retrieval=retrieval,
-                formal=formal,
-                llm_config=llm_config,
-            )
-        )
+    open = classmethod(sync_twin(aopen))
 
     @property
     def _omit_expired(self) -> bool:
