@@ -11,7 +11,12 @@ Runs `langmemcore.profiles.extract.extract_statements` on every turn of
   (a small pure replay, `replay`), and a change ``before -> after`` is detected when
   ``after`` is current and ``before`` history (for an ending, ``before`` is history and no
   longer current);
-* per conversation, the same figures; with ``--errors``, every missed and spurious one.
+* per conversation, the same figures; with ``--errors``, every missed and spurious one;
+* with ``--timing``, the cost of extraction beside the offline text analysis of ingest
+  (`langmemcore.text.resolve.analyze_observation`) on the same turns: rounds alternate
+  analysis alone and analysis plus extraction; the median and spread of the time ratio.
+  This is the text side only; the whole ingest (embedding, database) costs more, so the
+  layer's share of a real ingest is smaller than this ratio says.
 
 Run from the repository root: ``python benchmarks/profile_quality.py``
 """
@@ -20,12 +25,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from langmemcore.profiles.aspects import AspectStatement, is_single_valued
 from langmemcore.profiles.extract import extract_statements
+from langmemcore.text.resolve import analyze_observation
 
 SET_PATH = Path(__file__).resolve().parents[1] / "tests" / "data" / "profile_facts.json"
 Extractor = Callable[[str, str | None], list[AspectStatement]]
@@ -177,11 +185,38 @@ def _line(name: str, s: Score) -> str:
     )
 
 
+def _turns(path: Path) -> list[tuple[str, str]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [(t["text"], t["speaker"]) for c in data["conversations"] for t in c["turns"]]
+
+
+def _round(turns: list[tuple[str, str]], with_profiles: bool, repeat: int) -> float:
+    began = time.perf_counter()
+    for _ in range(repeat):
+        for text, speaker in turns:
+            analyze_observation(text, speaker=speaker, event_time=None)
+            if with_profiles:
+                extract_statements(text, speaker)
+    return time.perf_counter() - began
+
+
+def timing(path: Path, rounds: int = 7, repeat: int = 20) -> tuple[float, float, float]:
+    """Median, lowest and highest ratio of (analysis + extraction) over analysis alone."""
+    turns = _turns(path)
+    ratios = []
+    for _ in range(rounds):
+        alone = _round(turns, False, repeat)
+        both = _round(turns, True, repeat)
+        ratios.append(both / alone)
+    return statistics.median(ratios), min(ratios), max(ratios)
+
+
 def main() -> None:
     """Print the figures (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", type=Path, default=SET_PATH, help="the profile test set")
     parser.add_argument("--errors", action="store_true", help="print every miss and spurious")
+    parser.add_argument("--timing", action="store_true", help="time extraction beside analysis")
     args = parser.parse_args()
     total, per = evaluate(args.set)
     print(
@@ -192,6 +227,9 @@ def main() -> None:
     print(_line("all", total))
     if args.errors:
         print("\n".join(total.errors))
+    if args.timing:
+        median, low, high = timing(args.set)
+        print(f"text analysis + extraction / text analysis: {median:.3f} ({low:.3f}-{high:.3f})")
 
 
 if __name__ == "__main__":

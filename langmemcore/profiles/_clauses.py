@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from langmemcore.profiles._patterns import PREDICATES, Pattern
+from langmemcore.profiles._patterns import ANY_PREDICATE, PREDICATES, Pattern
 from langmemcore.profiles._values import cut_value
 from langmemcore.text._lexicon import word_set
 
@@ -65,6 +65,16 @@ _PRONOUNS = word_set(
     """he she they it it's you i we this that there her his my our their your its he's she's
     they're you're that's there's"""
 )
+_BE_FORMS = frozenset({"am", "is", "are", "was", "were", "'m", "'s", "'re", "been"})
+_NOT_VERBS = word_set(
+    """am is are was were be been 'm 's 're have has had 've do does did a an the in on at
+    into so not no this that these my our his her their its"""
+)
+_IRREGULAR_PAST = word_set(
+    """got left quit bought broke became took found began made went gave sold drove rode ran
+    swam taught met fell won lost sang wrote said kept felt knew thought brought held stood
+    spent built sent paid led put set cut let hurt tore split wore chose"""
+)
 _COMBINE = frozenset({frozenset({"hobby", "band"})})
 NAME_WORDS = word_set(
     """The My Our Your His Her Their It This That There Then So And But Oh Yeah Yes No Well
@@ -85,11 +95,14 @@ class Opening:
         subject: The subject as memory names them.
         with_name: The other person of "Tom and I" (a partner ending's value).
         end: Offset in the clause where adverbs, auxiliaries and the predicate begin.
+        person: ``"first"`` (the speaker), ``"third"`` (a name) or ``"none"`` (carried
+            from the previous clause or dropped, as chat drops "I").
     """
 
     subject: str
     with_name: str
     end: int
+    person: str = "first"
 
 
 @dataclass(frozen=True)
@@ -122,12 +135,12 @@ def opening(clause: str, speaker: str | None, carried: str | None, first: bool) 
         subject = found.group("named") or raw
         if subject.split()[0] in NAME_WORDS:
             return None
-        return Opening(subject, "", found.end())
+        return Opening(subject, "", found.end(), "third")
     word = clause[at:].split(" ", 1)[0].lower()
     if carried and word and word not in _PRONOUNS and not clause[at].isupper():
-        return Opening(carried, "", at)
+        return Opening(carried, "", at, "none")
     if first and speaker and _PAST_VERB.match(clause, at):
-        return Opening(speaker, "", at)
+        return Opening(speaker, "", at, "none")
     return None
 
 
@@ -162,11 +175,12 @@ def predicates(clause: str, start: int) -> list[Predicate]:
         rest = clause[at:].lstrip()
         offset = len(clause) - len(rest)
         found: list[Predicate] = []
-        for pattern in PREDICATES:
-            match = pattern.regex.match(clause, offset)
-            if not match or value_of(pattern, match) is None:
+        first = ANY_PREDICATE.match(clause, offset)
+        for pattern in PREDICATES[int(first.lastgroup[1:]) :] if first and first.lastgroup else ():
+            if found and frozenset({found[0].pattern.aspect, pattern.aspect}) not in _COMBINE:
                 continue
-            if not found or frozenset({found[0].pattern.aspect, pattern.aspect}) in _COMBINE:
+            match = pattern.regex.match(clause, offset)
+            if match and value_of(pattern, match) is not None:
                 found.append(Predicate(pattern, match, tuple(aux)))
         if found:
             return found
@@ -176,6 +190,37 @@ def predicates(clause: str, start: int) -> list[Predicate]:
         aux.append(step.group(0).strip())
         at = step.end()
     return []
+
+
+def _form(word: str) -> str:
+    """``"ing"``, ``"ed"``, ``"s"``, ``"base"`` for a verb-like word; ``""`` for others."""
+    if word in _NOT_VERBS or not word.isalpha():
+        return ""
+    if word.endswith("ing"):
+        return "ing"
+    if word.endswith("ed") or word in _IRREGULAR_PAST:
+        return "ed"
+    if word.endswith("s") and not word.endswith("ss"):
+        return "s"
+    return "base"
+
+
+def agrees(found: Predicate, start: Opening) -> bool:
+    """Whether the predicate's verb fits its subject and auxiliaries.
+
+    A name takes a verb in -s or the past ("Nadia lives", not "Sounds like"); after a
+    form of *be* comes no base verb ("Dancing is like ..."); a clause with a carried or
+    dropped subject continues with -ing or the past ("..., working as a nurse").
+    """
+    form = _form(found.match.group(0).split()[0].lower())
+    last = found.aux[-1].lower() if found.aux else ""
+    if last in _BE_FORMS and form in {"base", "s"}:
+        return False
+    if start.person == "third" and not found.aux:
+        return form in {"s", "ed", ""}
+    if start.person == "none" and not found.aux:
+        return form in {"ing", "ed"}
+    return True
 
 
 def flags(found: Predicate, clause: str) -> tuple[bool, bool] | None:

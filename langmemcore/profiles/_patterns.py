@@ -16,10 +16,20 @@ from langmemcore.profiles._patterns_base import PETS, VEHICLES, Owned, Pattern, 
 from langmemcore.profiles._patterns_life import LIFE
 from langmemcore.profiles._patterns_taste import TASTE
 
-__all__ = ["OWNED", "PREDICATES", "Owned", "Pattern"]
+__all__ = ["ANY_PREDICATE", "OWNED", "PREDICATES", "Owned", "Pattern"]
 
 PREDICATES: tuple[Pattern, ...] = LIFE + TASTE
 """Every predicate form, tried in order; the first that yields a value wins."""
+
+ANY_PREDICATE = re.compile(
+    "|".join(
+        f"(?P<p{i}>" + re.sub(r"\(\?P<\w+>", "(?:", pattern.regex.pattern) + ")"
+        for i, pattern in enumerate(PREDICATES)
+    ),
+    re.IGNORECASE,
+)
+"""Matches where any of `PREDICATES` matches; group ``p<i>`` names the first that does, so
+the patterns before it need no trying."""
 
 _NAME = r"(?:\s*,?\s+(?:named\s+|called\s+)?(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))?"
 _PARTNERS = alt("wife, husband, partner, girlfriend, boyfriend, fiancée, fiancee, fiance, spouse")

@@ -154,7 +154,7 @@ TASTE: tuple[Pattern, ...] = (
     ),
     p(
         "hobby",
-        r"(?P<value>" + _ACTIVITIES + r")\b(?!\s+(?:a|an|the|my|our|his|her|into|out|to|"
+        r"(?P<value>" + _ACTIVITIES + r")\b(?!\s+(?:a|an|the|my|our|his|her|it|into|out|to|"
         r"away|late|over|off|up|for|errands)\b)",
         "gerund",
     ),

@@ -45,6 +45,7 @@ _NOT_NAMES = word_set(
     may june july august september october november december christmas god lol haha omg
     hey hi thanks thank sure ok okay wow"""
 )
+_ADVERBS = word_set("just really always actually also still sometimes usually often never")
 _CALLED = re.compile(r"^\s*(?:an?\s+|the\s+)?(?:[\w-]+\s+){1,2}(?:called|named)\s+(?=[A-Z])")
 _VEHICLE_ADJECTIVES = word_set(
     "old used brand-new second-hand electric red blue black white silver grey gray"
@@ -67,7 +68,8 @@ _JOBS = word_set(
 _BAD_GERUNDS = word_set(
     """working feeling thinking going getting looking trying having making taking
     wondering being saying telling talking doing seeing coming waiting living moving
-    planning dating hoping wishing considering following using eating drinking smoking"""
+    planning dating hoping wishing considering following using eating drinking smoking
+    caring worrying missing needing wanting loving liking hating helping"""
 )
 
 
@@ -115,7 +117,8 @@ def _phrase(raw: str, stop: frozenset[str], limit: int) -> list[str]:
     for i, word in enumerate(words):
         low = word.lower()
         capital_of = low == "of" and kept and i + 1 < len(words) and words[i + 1][0].isupper()
-        if kept and low in stop and not capital_of:
+        verb_for = low == "for" and len(kept) == 1 and stop is _PLAN_STOP
+        if kept and low in stop and not capital_of and not verb_for:
             break
         kept.append(word)
         if len(kept) >= limit:
@@ -173,8 +176,9 @@ def cut_value(raw: str, kind: str, aspect: str) -> str:
         words = _phrase(re.sub(r"^\s*to\s+", "", raw), _PLAN_STOP, 8)
     else:
         words = _phrase(raw, _STOP, 5)
-        if words and words[0].lower() == "to" and len(words) > 1:
-            words = [gerund(words[1].lower()), *words[2:]]
+        if words and words[0].lower() == "to":
+            words = [w for w in words[1:] if w.lower() not in _ADVERBS]
+            words = [gerund(words[0].lower()), *words[1:]] if words else []
     if not words or words[0].lower() in _PRONOUNS or words[0].lower() in _STOP:
         return ""
     if aspect == "hobby" and words[0].lower() in _BAD_GERUNDS:

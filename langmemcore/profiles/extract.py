@@ -24,6 +24,7 @@ from langmemcore.profiles._clauses import (
     CLAUSES,
     NAME_WORDS,
     SENTENCES,
+    agrees,
     flags,
     opening,
     predicates,
@@ -44,11 +45,18 @@ _GONE = re.compile(
     r"was totalled|was written off)\b",
     re.IGNORECASE,
 )
-_APPOSED = re.compile(r"(?P<name>[A-Z][a-z]+),\s*$")
+_APPOSED = re.compile(r"(?P<name>[A-Z][a-z]+(?<!ly)),\s*$")
 _NAME_LIST = re.compile(r"^(?:named\s+|called\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,3})$")
 _NAMES = re.compile(r"^([A-Z][a-z]+)(?:\s*(?:,|and|&)\s*([A-Z][a-z]+))+$")
 _NAME_IS = re.compile(r"\b(?:her|his|its|their)\s+name(?:'s|\s+is)\s+([A-Z][a-z]+)")
 _IT_IS = re.compile(r"(?:It's|It is|She's|He's)\s+an?\s+(.+)")
+_COMPOUND = re.compile(
+    r"\s+(?:painting|paintings|food|toys?|walker|sitter|bed|park|show|hair|treats?|photos?|"
+    r"pictures?|drawing|sculpture|costume|mug|shirt|collar|leash|sanctuary|shelter|"
+    r"rescue|breeder|trainer|groomer|video|videos|meme|memes|cafe|yoga)\b",
+    re.IGNORECASE,
+)
+_NAME_NEXT = re.compile(r"(?:Her|His|Its|Their)\s+name(?:'s|\s+is)\s+([A-Z][a-z]+)")
 _UNNAMED = frozenset({"partner", "pet", "band", "gym", "vehicle"})
 
 
@@ -93,14 +101,14 @@ def _from_clause(
     found: list[AspectStatement] = []
     for predicate in predicates(clause, start.end):
         marks = flags(predicate, clause)
-        if marks is None:
+        if marks is None or not agrees(predicate, start):
             continue
         pattern = predicate.pattern
         value = value_of(pattern, predicate.match) or ""
         if pattern.aspect == "partner" and not value:
             value = start.with_name
         found.append(AspectStatement(start.subject, pattern.aspect, value, *marks))
-    return found, start.subject
+    return found, start.subject if found or start.person == "first" else None
 
 
 def _owner(raw: str, speaker: str | None) -> str | None:
@@ -122,9 +130,11 @@ def _owned(sentence: str, speaker: str | None) -> list[AspectStatement]:
             if not match:
                 continue
             name = name_run(match.groupdict().get("name") or "")
-            before = _APPOSED.search(sentence[: owner.start()])
+            before = _APPOSED.search(sentence[: owner.start()]) if form.aspect == "pet" else None
             if not name and before and before.group("name") not in NAME_WORDS:
                 name = before.group("name")
+            if _COMPOUND.match(sentence, match.end()):
+                break
             gone = bool(_GONE.match(sentence, match.end()))
             if (form.named_only and not name) or (form.gone_only and not gone):
                 break
@@ -175,10 +185,12 @@ def extract_statements(text: str, speaker: str | None) -> list[AspectStatement]:
     found: list[AspectStatement] = []
     for sentence in SENTENCES.split(text):
         sentence = sentence.strip()
-        model = _IT_IS.match(sentence)
+        model, name = _IT_IS.match(sentence), _NAME_NEXT.match(sentence)
         if model and found and found[-1].aspect == "vehicle" and _unnamed(found[-1]):
             value = cut_value(model.group(1), "vehicle", "vehicle")
             found[-1] = replace(found[-1], value=value or found[-1].value)
+        elif name and found and found[-1].aspect in {"pet", "partner"} and _unnamed(found[-1]):
+            found[-1:] = _named(found[-1], [name.group(1)])
         elif sentence and not sentence.endswith("?"):
             found.extend(_sentence(sentence, speaker))
     return list(dict.fromkeys(found))
