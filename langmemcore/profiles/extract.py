@@ -91,6 +91,17 @@ def _names_in(clause: str) -> list[str]:
     return []
 
 
+def _following_names(clauses: list[str]) -> list[str]:
+    """The names the clauses right after a value consist of ("Pip", "Squeak")."""
+    names: list[str] = []
+    for clause in clauses:
+        found = _names_in(clause.rstrip(".!"))
+        if not found:
+            break
+        names.extend(found)
+    return names
+
+
 def _from_clause(
     clause: str, speaker: str | None, carried: str | None, first: bool
 ) -> tuple[list[AspectStatement], str | None]:
@@ -152,7 +163,7 @@ def _sentence(sentence: str, speaker: str | None) -> list[AspectStatement]:
     carried: str | None = None
     for i, clause in enumerate(clauses):
         statements, carried = _from_clause(clause, speaker, carried, i == 0)
-        names = _names_in(clauses[i + 1].rstrip(".!")) if i + 1 < len(clauses) else []
+        names = _following_names(clauses[i + 1 :])
         for statement in statements:
             found.extend(_named(statement, names) if names and _unnamed(statement) else [statement])
     name_is = _NAME_IS.search(sentence)

@@ -84,3 +84,54 @@ def test_values_are_short_and_normalised() -> None:
     a = _one("I moved to the Bay Area, finally.")
     b = _one("I live in the Bay Area now")
     assert a.value.casefold() == b.value.casefold() == "bay area"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sounds like a great plan, Jon!",
+        "Dancing is like second nature to me.",
+        "Unconditional love is so important.",
+        "Contemporary dance is so expressive.",
+        "Got your back - dance is awesome for expressing yourself.",
+        "Here's a photo of my horse painting I did recently.",
+    ],
+)
+def test_capitalised_words_and_compounds_are_not_subjects_or_pets(text: str) -> None:
+    assert extract_statements(text, "Gina") == []
+
+
+def test_a_clause_without_subject_continues_the_previous_one() -> None:
+    assert extract_statements("I'm still in Lyon, working as a nurse at the hospital.", "Ana") == [
+        AspectStatement("Ana", "home", "Lyon"),
+        AspectStatement("Ana", "work", "nurse"),
+    ]
+    assert extract_statements("Finally sold the Civic and bought a Tesla Model 3!", "Hiro") == [
+        AspectStatement("Hiro", "vehicle", "Civic", ended=True, change=True),
+        AspectStatement("Hiro", "vehicle", "Tesla Model 3", change=True),
+    ]
+
+
+def test_names_given_after_the_value() -> None:
+    assert extract_statements("I got a puppy last week! Her name's Coco.", "Maria") == [
+        AspectStatement("Maria", "pet", "puppy Coco")
+    ]
+    assert extract_statements("We have two hamsters, Pip and Squeak.", "Jon") == [
+        AspectStatement("Jon", "pet", "hamster Pip"),
+        AspectStatement("Jon", "pet", "hamster Squeak"),
+    ]
+    assert _one("I joined a new band, Static Bloom, last week.").value == "Static Bloom"
+    assert _one("I got a new car! It's a Mazda CX-5.").value == "Mazda CX-5"
+
+
+def test_a_progressive_move_is_a_plan_not_a_home() -> None:
+    assert _one("I'm moving to Manchester next month.") == AspectStatement(
+        "Nadia", "plan", "move to Manchester"
+    )
+
+
+def test_two_aspects_of_one_predicate() -> None:
+    assert extract_statements("I play bass in a band called The Night Owls.", "Dana") == [
+        AspectStatement("Dana", "band", "Night Owls"),
+        AspectStatement("Dana", "hobby", "bass"),
+    ]
