@@ -14,7 +14,8 @@ Runs `langmemcore.profiles.extract.extract_statements` on every turn of
 * per conversation, the same figures; with ``--errors``, every missed and spurious one;
 * with ``--timing``, the cost of extraction beside the offline text analysis of ingest
   (`langmemcore.text.resolve.analyze_observation`) on the same turns: rounds alternate
-  analysis alone and analysis plus extraction; the median and spread of the time ratio.
+  analysis alone and analysis plus extraction; the median and spread of the time ratio
+  (``--timing-turns locomo.json`` times the turns of a LoCoMo file instead).
   This is the text side only; the whole ingest (embedding, database) costs more, so the
   layer's share of a real ingest is smaller than this ratio says.
 
@@ -186,7 +187,11 @@ def _line(name: str, s: Score) -> str:
 
 
 def _turns(path: Path) -> list[tuple[str, str]]:
+    """The (text, speaker) turns of a profile set, or of a LoCoMo file's sessions."""
     data = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(data, list):
+        sessions = (v for sample in data for v in sample["conversation"].values())
+        return [(t["text"], t["speaker"]) for v in sessions if isinstance(v, list) for t in v]
     return [(t["text"], t["speaker"]) for c in data["conversations"] for t in c["turns"]]
 
 
@@ -200,9 +205,10 @@ def _round(turns: list[tuple[str, str]], with_profiles: bool, repeat: int) -> fl
     return time.perf_counter() - began
 
 
-def timing(path: Path, rounds: int = 7, repeat: int = 20) -> tuple[float, float, float]:
+def timing(path: Path, rounds: int = 7) -> tuple[float, float, float]:
     """Median, lowest and highest ratio of (analysis + extraction) over analysis alone."""
     turns = _turns(path)
+    repeat = max(1, 2000 // len(turns))
     ratios = []
     for _ in range(rounds):
         alone = _round(turns, False, repeat)
@@ -217,6 +223,9 @@ def main() -> None:
     parser.add_argument("--set", type=Path, default=SET_PATH, help="the profile test set")
     parser.add_argument("--errors", action="store_true", help="print every miss and spurious")
     parser.add_argument("--timing", action="store_true", help="time extraction beside analysis")
+    parser.add_argument(
+        "--timing-turns", type=Path, help="time on these turns instead (a LoCoMo JSON file)"
+    )
     args = parser.parse_args()
     total, per = evaluate(args.set)
     print(
@@ -228,7 +237,7 @@ def main() -> None:
     if args.errors:
         print("\n".join(total.errors))
     if args.timing:
-        median, low, high = timing(args.set)
+        median, low, high = timing(args.timing_turns or args.set)
         print(f"text analysis + extraction / text analysis: {median:.3f} ({low:.3f}-{high:.3f})")
 
 
