@@ -65,6 +65,7 @@ _PRONOUNS = word_set(
     """he she they it it's you i we this that there her his my our their your its he's she's
     they're you're that's there's"""
 )
+_HE_SHE = re.compile(r"(?:[Ss]he|[Hh]e)(?=\s|'s\b)")
 _BE_FORMS = frozenset({"am", "is", "are", "was", "were", "'m", "'s", "'re", "been"})
 _NOT_VERBS = word_set(
     """am is are was were be been 'm 's 're have has had 've do does did a an the in on at
@@ -114,7 +115,9 @@ class Predicate:
     aux: tuple[str, ...]
 
 
-def opening(clause: str, speaker: str | None, carried: str | None, first: bool) -> Opening | None:
+def opening(
+    clause: str, speaker: str | None, carried: str | None, first: bool, named: str | None = None
+) -> Opening | None:
     """The clause's subject, or the carried one when it opens with a verb.
 
     Args:
@@ -122,9 +125,14 @@ def opening(clause: str, speaker: str | None, carried: str | None, first: bool) 
         speaker: Who wrote the message (first person), or None.
         carried: The previous clause's subject in the sentence, or None.
         first: Whether this is the sentence's first clause.
+        named: The one person the message has named as a subject so far, whom "she" /
+            "he" then refers to; None when it named nobody or several.
     """
     lead = _LEAD.match(clause)
     at = lead.end() if lead else 0
+    pronoun = _HE_SHE.match(clause, at)
+    if pronoun and named:
+        return Opening(named, "", pronoun.end(), "third")
     found = _SUBJECT.match(clause, at)
     if found:
         raw = found.group("subj")

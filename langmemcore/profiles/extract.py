@@ -103,12 +103,18 @@ def _following_names(clauses: list[str]) -> list[str]:
 
 
 def _from_clause(
-    clause: str, speaker: str | None, carried: str | None, first: bool
+    clause: str, speaker: str | None, carried: str | None, first: bool, named: list[str]
 ) -> tuple[list[AspectStatement], str | None]:
-    """The statements of one clause, and the subject the next clause may carry on."""
-    start = opening(clause, speaker, carried, first)
+    """The statements of one clause, and the subject the next clause may carry on.
+
+    `named` collects the people the message names as subjects, for "she" / "he".
+    """
+    single = named[0] if len(set(named)) == 1 else None
+    start = opening(clause, speaker, carried, first, single)
     if start is None:
         return [], None
+    if start.person == "third":
+        named.append(start.subject)
     found: list[AspectStatement] = []
     for predicate in predicates(clause, start.end):
         marks = flags(predicate, clause)
@@ -156,13 +162,13 @@ def _owned(sentence: str, speaker: str | None) -> list[AspectStatement]:
     return found
 
 
-def _sentence(sentence: str, speaker: str | None) -> list[AspectStatement]:
+def _sentence(sentence: str, speaker: str | None, named: list[str]) -> list[AspectStatement]:
     """The statements of one sentence: its clauses', then its possessive forms'."""
     clauses = [clause.strip() for clause in CLAUSES.split(sentence)]
     found: list[AspectStatement] = []
     carried: str | None = None
     for i, clause in enumerate(clauses):
-        statements, carried = _from_clause(clause, speaker, carried, i == 0)
+        statements, carried = _from_clause(clause, speaker, carried, i == 0, named)
         names = _following_names(clauses[i + 1 :])
         for statement in statements:
             found.extend(_named(statement, names) if names and _unnamed(statement) else [statement])
@@ -194,6 +200,7 @@ def extract_statements(text: str, speaker: str | None) -> list[AspectStatement]:
         speaker = speaker or prefix.group(1).strip()
         text = text[prefix.end() :]
     found: list[AspectStatement] = []
+    named: list[str] = []
     for sentence in SENTENCES.split(text):
         sentence = sentence.strip()
         model, name = _IT_IS.match(sentence), _NAME_NEXT.match(sentence)
@@ -203,5 +210,5 @@ def extract_statements(text: str, speaker: str | None) -> list[AspectStatement]:
         elif name and found and found[-1].aspect in {"pet", "partner"} and _unnamed(found[-1]):
             found[-1:] = _named(found[-1], [name.group(1)])
         elif sentence and not sentence.endswith("?"):
-            found.extend(_sentence(sentence, speaker))
+            found.extend(_sentence(sentence, speaker, named))
     return list(dict.fromkeys(found))

@@ -135,3 +135,13 @@ def test_two_aspects_of_one_predicate() -> None:
         AspectStatement("Dana", "band", "Night Owls"),
         AspectStatement("Dana", "hobby", "bass"),
     ]
+
+
+def test_she_and_he_refer_to_the_one_person_the_message_named() -> None:
+    assert extract_statements("Taro moved to Madrid, he got a job at a law firm.", "Ken") == [
+        AspectStatement("Taro", "home", "Madrid", change=True),
+        AspectStatement("Taro", "work", "law firm", change=True),
+    ]
+    two = "Nadia moved to Rome and Tom moved to Oslo. She works at a bank."
+    assert [s.subject for s in extract_statements(two, "Ken")] == ["Nadia", "Tom"]
+    assert extract_statements("She works at a bank.", "Ken") == []
