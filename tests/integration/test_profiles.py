@@ -192,3 +192,27 @@ async def test_unknown_and_bad_subjects(memory: Memory, ns: tuple[str, ...]) -> 
         await memory.aprofile(ns, "   ")
     with pytest.raises(InvalidInputError, match="subject"):
         await memory.aprofile(ns, 42)  # type: ignore[arg-type]
+
+
+async def test_store_and_retriever_expose_profiles(memory: Memory, ns: tuple[str, ...]) -> None:
+    from langmemcore import MemoryRetriever, MemoryStore
+
+    store = MemoryStore(memory)
+    for key, who, text, days in NADIA:
+        when = (T0 + timedelta(days=days)).isoformat()
+        await store.aput(ns, key, {"text": text, "speaker": who, "time": when})
+    await store.aflush()
+    retriever = MemoryRetriever(memory=memory, namespace=ns)
+    from_store = shape(await store.aprofile(ns, "Nadia"))
+    assert from_store["home"] == [
+        ("Lyon", False, "Hamburg", ["states:item:n1"]),
+        ("Hamburg", True, None, ["states:item:n3"]),
+    ]
+    assert shape(await retriever.aprofile("NADIA")) == from_store
+    assert shape(store.profile(ns, "Nadia")) == from_store
+
+
+def test_sync_twins_read_profiles(memory: Memory, ns: tuple[str, ...]) -> None:
+    memory.ingest(ns, "I live in Lyon.", key="k", speaker="Nadia", event_time=T0)
+    assert memory.profile(ns, "Nadia").current() == {"home": ("Lyon",)}
+    assert [(s.subject, s.values, s.current) for s in memory.subjects(ns)] == [("Nadia", 1, 1)]
