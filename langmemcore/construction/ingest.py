@@ -29,6 +29,7 @@ from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.profiles.extract import extract_statements
 from langmemcore.prompts import call_structured
 from langmemcore.prompts.ingestion import SemanticIngestion, render_ingestion_prompt
+from langmemcore.prompts.profile import extract_statements_llm
 from langmemcore.storage.records import content_hash
 from langmemcore.text import analyze_observation, normalize_keyword
 
@@ -166,15 +167,26 @@ async def draft_texts(
     return list(await asyncio.gather(*(_with_llm(llm, o, config) for o in observations)))
 
 
-def draft_statements(
-    observations: Sequence[ObservationIn], config: ConstructionConfig
+async def draft_statements(
+    observations: Sequence[ObservationIn],
+    config: ConstructionConfig,
+    llm: BaseChatModel | None = None,
 ) -> list[tuple[AspectStatement, ...]]:
     """What each observation states about its subjects' aspects (none when profiles are
-    off): the offline extraction, first person resolved to the speaker.
+    off): the offline extraction, first person resolved to the speaker, or with
+    ``config.profile_llm`` and an ``llm`` the profile prompt (calls run concurrently).
     """
     if not config.profiles:
         return [() for _o in observations]
-    return [tuple(extract_statements(o.text, o.speaker)) for o in observations]
+    if llm is None or not config.profile_llm:
+        return [tuple(extract_statements(o.text, o.speaker)) for o in observations]
+    found = await asyncio.gather(
+        *(
+            extract_statements_llm(llm, o.text, o.speaker, retries=config.llm_retries)
+            for o in observations
+        )
+    )
+    return [tuple(statements) for statements in found]
 
 
 async def make_drafts(
@@ -185,7 +197,7 @@ async def make_drafts(
 ) -> list[NoteDraft]:
     """Turn observations into note drafts, embedding all contexts in one batch."""
     texts = await draft_texts(observations, config, llm)
-    statements = draft_statements(observations, config)
+    statements = await draft_statements(observations, config, llm)
     vectors = await embeddings.aembed_documents([t.context for t in texts]) if texts else []
     return [
         NoteDraft(

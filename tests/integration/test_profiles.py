@@ -3,9 +3,12 @@ forget and repair, against Postgres with the real embedder and the offline extra
 
 from __future__ import annotations
 
+import itertools
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from langchain_core.messages import AIMessage
 
 from langmemcore import InvalidInputError
 from langmemcore.config import ConstructionConfig
@@ -14,6 +17,7 @@ from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.profiles.resolve import resolve_chain
 from langmemcore.storage import Database, Repository
+from tests.integration.scripted_model import ScriptedChatModel
 
 T0 = datetime(2024, 1, 10, 9, 0, tzinfo=UTC)
 
@@ -225,3 +229,37 @@ def test_readme_profiles_snippet_runs(memory: Memory, capsys: pytest.CaptureFixt
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "{'home': ('Hamburg',)}"
     assert lines[1].startswith("Lyon False Hamburg ['") and lines[2].startswith("Hamburg True None")
+
+
+def profile_prompt_answers(messages: list[object]) -> AIMessage:
+    """The scripted model: the profile prompt of message "b" gets a good statement and a
+    hostile one, that of "a" malformed output; every other prompt malformed output
+    (the offline path answers those)."""
+    prompt = str(getattr(messages[-1], "content", ""))
+    if "profile facts" not in prompt:
+        return AIMessage(content="no json here")
+    if "Message: Guess what, Hamburg now!" in prompt:
+        good = {"subject": "Nadia", "aspect": "home", "value": "Hamburg", "change": True}
+        hostile = {"subject": "Mallory", "aspect": "home", "value": "'; DROP TABLE notes; --"}
+        odd = {"subject": "Nadia", "aspect": "password", "value": "hunter2"}
+        return AIMessage(content=json.dumps({"statements": [good, hostile, odd]}))
+    return AIMessage(content='{"statements": [{"subject": 3}')
+
+
+async def test_the_profile_prompt_path_with_a_scripted_model(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    llm = ScriptedChatModel(messages=itertools.repeat(profile_prompt_answers))
+    config = ConstructionConfig(topic_every=0, profile_llm=True)
+    memory = Memory(database, embeddings, llm=llm, config=config)
+    items = [("a", "Nadia", "I live in Lyon.", 0), ("b", "Nadia", "Guess what, Hamburg now!", 9)]
+    await memory.aingest_many(ns, observations(items))
+    profile = await memory.aprofile(ns, "Nadia")
+    assert shape(profile) == {
+        "home": [
+            ("Lyon", False, "Hamburg", ["states:a"]),
+            ("Hamburg", True, None, ["states:b"]),
+        ]
+    }
+    assert [s.subject for s in await memory.asubjects(ns)] == ["Nadia"]
+    await assert_consistent(database, ns)
