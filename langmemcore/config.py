@@ -129,6 +129,16 @@ class ConstructionConfig:
     """Retries of an LLM call after malformed output or an endpoint error, before the
     offline path takes over."""
 
+    profiles: bool = True
+    """Whether construction extracts profile statements (the semantic layer,
+    :mod:`langmemcore.profiles`) and keeps the subjects' profiles; off, nothing about
+    profiles is extracted or written (the cost measurement's baseline)."""
+
+    profile_llm: bool = False
+    """Whether the memory's ``llm`` extracts the profile statements (one more prompt per
+    observation, :mod:`langmemcore.prompts.profile`, offline fallback on failure); off,
+    the offline extractor is used even when an ``llm`` is set."""
+
     def __post_init__(self) -> None:
         if self.mode not in ("gated", "append_only"):
             raise ConfigurationError(f"mode must be 'gated' or 'append_only', got {self.mode!r}")
