@@ -153,7 +153,16 @@ class ConstructionConfig:
             )
 
 
-CHANNELS = ("topic", "keyword", "neighbour", "vector", "speaker", "fulltext", "time")
+CHANNELS = (
+    "topic",
+    "keyword",
+    "neighbour",
+    "vector",
+    "speaker",
+    "fulltext",
+    "time",
+    "propagation",
+)
 """Every retrieval channel, in the order they are reported."""
 
 
@@ -172,6 +181,7 @@ class RetrievalConfig:
         ("speaker", 1.0),
         ("fulltext", 1.0),
         ("time", 0.8),
+        ("propagation", 1.0),
     )
     """Weight of each channel in reciprocal rank fusion."""
 
@@ -219,6 +229,22 @@ class RetrievalConfig:
     sufficiency_top: int = 10
     """Fused notes the offline sufficiency test reads."""
 
+    propagation_seeds: int = 5
+    """Best fused notes the propagation channel's random walk restarts at (as many as the
+    neighbour channel's anchors)."""
+
+    propagation_damping: float = 0.5
+    """Probability that the propagation walk follows a link rather than restarting at a
+    seed (HippoRAG's 0.5: mass halves at each step, so two-step bridges still count)."""
+
+    propagation_iterations: int = 10
+    """Power iterations of the propagation walk (at damping 0.5, ten leave under 0.1%
+    of the mass unconverged)."""
+
+    propagation_max_carriers: int = 60
+    """Keywords carried by more active notes than this are hubs the propagation walk
+    does not cross (as many notes as a channel ranks)."""
+
     def weight(self, channel: str) -> float:
         """Fusion weight of ``channel`` (0 for unknown ones)."""
         return dict(self.weights).get(channel, 0.0)
@@ -229,6 +255,8 @@ class RetrievalConfig:
             raise ConfigurationError(f"unknown retrieval channels: {sorted(unknown)}")
         if self.max_rounds < 1 or self.k_final < 1:
             raise ConfigurationError("max_rounds and k_final must be at least 1")
+        if not 0.0 <= self.propagation_damping < 1.0:
+            raise ConfigurationError("propagation_damping must be in [0, 1)")
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
-"""The retrieval graph: ``decompose -> channels (Send fan-out) -> fuse -> expand ->
-[sufficiency -> refine -> channels -> fuse -> expand]* -> pack``.
+"""The retrieval graph: ``decompose -> channels (Send fan-out) -> fuse -> propagate ->
+expand -> [sufficiency -> refine -> channels -> fuse -> propagate -> expand]* -> pack``.
 
-``expand`` is the neighbour channel: it follows edges from the best fused notes, so it
-runs after the other channels.
+``propagate`` (the propagation channel: a random walk from the best fused notes) and
+``expand`` (the neighbour channel: edges from the best fused notes) start from the fusion,
+so they run after the other channels.
 
 Dependencies (database, embedder, LLM, settings) reach the nodes through LangGraph's
 runtime context (:class:`RetrievalContext`). Channel rankings accumulate across rounds, so
@@ -38,6 +39,7 @@ from langmemcore.retrieval.channels import (
 from langmemcore.retrieval.decompose import KeywordLookup, plan_query
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
+from langmemcore.retrieval.propagation import propagation_channel
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
 from langmemcore.storage.database import Database
 from langmemcore.storage.records import Scored
@@ -106,6 +108,9 @@ class RetrievalInput(TypedDict, total=False):
 
 Ctx = Runtime[RetrievalContext]
 
+SEEDED_CHANNELS = frozenset({"neighbour", "propagation"})
+"""Channels that start from the fused notes, so they run after the fusion."""
+
 
 def _stored_keywords(database: Database, namespace: tuple[str, ...]) -> KeywordLookup:
     """Finds the stored embeddings of keywords the namespace already has (so that a query
@@ -140,7 +145,7 @@ def fan_out(state: RetrievalState) -> list[Send]:
             {"namespace": state["namespace"], "current": state["current"], "channel": channel},
         )
         for channel in state["channels"]
-        if channel != "neighbour"
+        if channel not in SEEDED_CHANNELS
     ]
 
 
@@ -181,6 +186,22 @@ async def expand(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     return {"rankings": [ranking], "fused": fuse([*state["rankings"], ranking], config.rrf_k)}
 
 
+async def propagate(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
+    """Propagation channel: personalised PageRank from the best fused notes, then re-fuse
+    (see :mod:`~langmemcore.retrieval.propagation`).
+    """
+    config = runtime.context.config
+    if "propagation" not in state["channels"] or not state["fused"]:
+        return {}
+    seeds = [Scored(f.note_id, f.score) for f in state["fused"][: config.propagation_seeds]]
+    async with Repository.open(runtime.context.database, autocommit=True) as repo:
+        ids = await propagation_channel(repo, state["namespace"], seeds, config)
+    round = state["current"].round
+    weight = channel_weight(config, "propagation", round)
+    ranking = ChannelRanking("propagation", tuple(ids), weight, round)
+    return {"rankings": [ranking], "fused": fuse([*state["rankings"], ranking], config.rrf_k)}
+
+
 async def _evidence(
     database: Database, ns: tuple[str, ...], fused: list[Fused], top: int
 ) -> list[EvidenceNote]:
@@ -196,7 +217,7 @@ async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Decide whether the pool suffices; if not, propose a sub-query."""
     ctx = runtime.context
     rounds = len(state["asked"])
-    runnable = set(_round_channels(ctx.config, rounds)) - {"neighbour"}
+    runnable = set(_round_channels(ctx.config, rounds)) - SEEDED_CHANNELS
     if rounds >= ctx.config.max_rounds or not runnable:
         return {"sufficient": True, "subquery": None}
     evidence = await _evidence(
@@ -291,6 +312,7 @@ def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_node("decompose", decompose)
     graph.add_node("channel", channel)
     graph.add_node("fuse", fuse_node)
+    graph.add_node("propagate", propagate)
     graph.add_node("expand", expand)
     graph.add_node("sufficiency", sufficiency)
     graph.add_node("refine", refine)
@@ -298,7 +320,8 @@ def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_edge(START, "decompose")
     graph.add_conditional_edges("decompose", fan_out, ["channel"])
     graph.add_edge("channel", "fuse")
-    graph.add_edge("fuse", "expand")
+    graph.add_edge("fuse", "propagate")
+    graph.add_edge("propagate", "expand")
     graph.add_edge("expand", "sufficiency")
     graph.add_conditional_edges("sufficiency", route_after_sufficiency)
     graph.add_conditional_edges("refine", fan_out, ["channel"])

@@ -15,10 +15,10 @@ from langmemcore._namespace import encode_namespace
 from langmemcore.storage._session import SessionBound
 from langmemcore.storage.models import decode_vector
 from langmemcore.storage.records import Scored
-from langmemcore.storage.search import channels, cues, evidence, fulltext
+from langmemcore.storage.search import channels, cues, evidence, fulltext, propagation
 from langmemcore.storage.topics.queries import lock_topics
 
-__all__ = ["Evidence", "SearchAccess", "SourceRow"]
+__all__ = ["Evidence", "SearchAccess", "SourceRow", "Subgraph"]
 
 
 class SourceRow(NamedTuple):
@@ -48,6 +48,21 @@ class Evidence(NamedTuple):
     vector: npt.NDArray[np.float32]
     sources: tuple[SourceRow, ...]
     topic: str | None
+
+
+class Subgraph(NamedTuple):
+    """The note-keyword-edge neighbourhood of seed notes (see
+    :func:`~langmemcore.storage.search.propagation.propagation_subgraph`).
+
+    Attributes:
+        carriers: Keyword id -> active notes carrying it (at most the cap asked for plus
+            one, so a longer list marks a hub whose carriers were not all read).
+        edges: ``(source, target, strength)`` association edges touching a seed, both
+            ends active.
+    """
+
+    carriers: dict[int, list[int]]
+    edges: list[tuple[int, int, float]]
 
 
 class SearchAccess(SessionBound):
@@ -215,3 +230,22 @@ class SearchAccess(SessionBound):
             )
             for row in rows
         }
+
+    async def propagation_subgraph(
+        self, namespace: Sequence[str], seeds: Sequence[int], carriers: int
+    ) -> Subgraph:
+        """The seeds' keywords with up to ``carriers + 1`` active carriers each, and the
+        edges touching the seeds, in one statement.
+        """
+        if not seeds:
+            return Subgraph({}, [])
+        ns = encode_namespace(namespace)
+        rows = await self._rows(propagation.propagation_subgraph(ns, seeds, carriers))
+        found: dict[int, list[int]] = {}
+        edges: list[tuple[int, int, float]] = []
+        for kind, keyword_id, note_id, other_id, weight in rows:
+            if kind == "keyword":
+                found.setdefault(int(keyword_id), []).append(int(note_id))
+            else:
+                edges.append((int(note_id), int(other_id), float(weight)))
+        return Subgraph(found, edges)
