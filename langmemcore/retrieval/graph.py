@@ -195,7 +195,9 @@ async def propagate(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         return {}
     seeds = [Scored(f.note_id, f.score) for f in state["fused"][: config.propagation_seeds]]
     async with Repository.open(runtime.context.database, autocommit=True) as repo:
-        ids = await propagation_channel(repo, state["namespace"], seeds, config)
+        pool = {f.note_id for f in state["fused"]}
+        vectors = state["current"].keyword_vectors
+        ids = await propagation_channel(repo, state["namespace"], seeds, vectors, config, pool)
     round = state["current"].round
     weight = channel_weight(config, "propagation", round)
     ranking = ChannelRanking("propagation", tuple(ids), weight, round)

@@ -15,13 +15,17 @@ The graph is the seeds' neighbourhood, read in one statement
 keywords with their carriers, and the association edges touching the seeds. Keywords
 carried by more than ``propagation_max_carriers`` notes are hubs (a speaker's name, a
 word said every day) and are left out, as are keywords only one note carries (they
-bridge nothing). Links between a note and its keywords weigh 1; an association edge
-weighs its strength.
+bridge nothing), and so are the question's own keywords (at least
+``keyword_min_similarity`` similar to one of its keywords, as the keyword channel matches
+them): the walk crosses only bridge entities, those the best notes carry and the
+question does not name. Links between a note and its keywords weigh 1; an association
+edge weighs its strength. Only notes already in the fused pool are ranked, so the walk
+re-orders the candidates the channels found by how strongly they bridge to the best.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -78,7 +82,10 @@ def personalised_pagerank(
 
 
 def rank_by_propagation(
-    seeds: Sequence[Scored], subgraph: Subgraph, config: RetrievalConfig
+    seeds: Sequence[Scored],
+    subgraph: Subgraph,
+    config: RetrievalConfig,
+    pool: Collection[int] | None = None,
 ) -> list[int]:
     """Notes of the subgraph by personalised PageRank from the seeds, best first (ties by
     note id), at most ``config.depth``; seeds are ranked with the others.
@@ -87,15 +94,17 @@ def rank_by_propagation(
         seeds: Seed notes with positive scores (their restart weights).
         subgraph: The seeds' keywords with their carriers, and their edges.
         config: Damping, iterations, the hub cap and the depth.
+        pool: If given, only these notes are ranked (the walk still crosses the others).
     """
     links: list[Link] = [
         (("note", note), ("keyword", keyword), 1.0)
         for keyword, carriers in subgraph.carriers.items()
         if 1 < len(carriers) <= config.propagation_max_carriers
+        and subgraph.query_similarity.get(keyword, 0.0) < config.keyword_min_similarity
         for note in carriers
     ]
     links += [(("note", s), ("note", t), w) for s, t, w in subgraph.edges]
-    restart = {("note", s.id): s.score for s in seeds}
+    restart: dict[Hashable, float] = {("note", s.id): s.score for s in seeds}
     scores = personalised_pagerank(
         restart, links, config.propagation_damping, config.propagation_iterations
     )
@@ -103,21 +112,36 @@ def rank_by_propagation(
         (node[1], score)
         for node, score in scores.items()
         if isinstance(node, tuple) and node[0] == "note" and score > 0
+        if pool is None or node[1] in pool
     ]
     notes.sort(key=lambda pair: (-pair[1], pair[0]))
     return [int(note) for note, _score in notes[: config.depth]]
 
 
 async def propagation_channel(
-    repo: Repository, ns: tuple[str, ...], seeds: Sequence[Scored], config: RetrievalConfig
+    repo: Repository,
+    ns: tuple[str, ...],
+    seeds: Sequence[Scored],
+    query_vectors: Sequence[Sequence[float]],
+    config: RetrievalConfig,
+    pool: Collection[int] | None = None,
 ) -> list[int]:
     """The propagation channel's ranking: the seeds' subgraph in one statement, then
-    :func:`rank_by_propagation`.
+    :func:`rank_by_propagation` (of the ``pool`` notes only, if given).
+
+    Args:
+        repo: Where memory lives.
+        ns: The namespace.
+        seeds: The best fused notes with their fused scores.
+        query_vectors: The query's keyword vectors: keywords this similar to them are
+            the question's own, not bridges.
+        config: The settings.
+        pool: The fused notes, the only ones ranked (``None``: every note reached).
     """
     seeds = [s for s in seeds if s.score > 0]
     if not seeds:
         return []
     subgraph = await repo.propagation_subgraph(
-        ns, [s.id for s in seeds], config.propagation_max_carriers
+        ns, [s.id for s in seeds], query_vectors, config.propagation_max_carriers
     )
-    return rank_by_propagation(seeds, subgraph, config)
+    return rank_by_propagation(seeds, subgraph, config, pool)

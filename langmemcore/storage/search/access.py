@@ -57,11 +57,14 @@ class Subgraph(NamedTuple):
     Attributes:
         carriers: Keyword id -> active notes carrying it (at most the cap asked for plus
             one, so a longer list marks a hub whose carriers were not all read).
+        query_similarity: Keyword id -> its highest cosine similarity to the query's
+            keywords (0 when the query has none).
         edges: ``(source, target, strength)`` association edges touching a seed, both
             ends active.
     """
 
     carriers: dict[int, list[int]]
+    query_similarity: dict[int, float]
     edges: list[tuple[int, int, float]]
 
 
@@ -232,20 +235,27 @@ class SearchAccess(SessionBound):
         }
 
     async def propagation_subgraph(
-        self, namespace: Sequence[str], seeds: Sequence[int], carriers: int
+        self,
+        namespace: Sequence[str],
+        seeds: Sequence[int],
+        query_vectors: Sequence[Sequence[float]],
+        carriers: int,
     ) -> Subgraph:
-        """The seeds' keywords with up to ``carriers + 1`` active carriers each, and the
-        edges touching the seeds, in one statement.
+        """The seeds' keywords (with their similarity to the query's keyword vectors) with
+        up to ``carriers + 1`` active carriers each, and the edges touching the seeds, in
+        one statement.
         """
         if not seeds:
-            return Subgraph({}, [])
+            return Subgraph({}, {}, [])
         ns = encode_namespace(namespace)
-        rows = await self._rows(propagation.propagation_subgraph(ns, seeds, carriers))
+        stmt = propagation.propagation_subgraph(ns, seeds, query_vectors, carriers)
         found: dict[int, list[int]] = {}
+        similarity: dict[int, float] = {}
         edges: list[tuple[int, int, float]] = []
-        for kind, keyword_id, note_id, other_id, weight in rows:
+        for kind, keyword_id, note_id, other_id, weight in await self._rows(stmt):
             if kind == "keyword":
                 found.setdefault(int(keyword_id), []).append(int(note_id))
+                similarity[int(keyword_id)] = float(weight)
             else:
                 edges.append((int(note_id), int(other_id), float(weight)))
-        return Subgraph(found, edges)
+        return Subgraph(found, similarity, edges)

@@ -7,7 +7,8 @@ The statement returns links as rows (``kind``, ``keyword_id``, ``note_id``, ``ot
 - ``"keyword"`` rows: a keyword of a seed note and one active note carrying it (the seed
   itself included), at most ``carriers + 1`` carriers per keyword, so that a keyword
   carried by more notes than that shows as a hub (more rows than ``carriers``) without
-  its carriers being read in full;
+  its carriers being read in full; ``weight`` is the keyword's highest cosine
+  similarity to the query's keywords;
 - ``"edge"`` rows: an association edge touching a seed (``note_id`` -> ``other_id``, its
   strength as ``weight``) whose other end is active.
 
@@ -28,6 +29,7 @@ from sqlalchemy import (
     and_,
     any_,
     cast,
+    func,
     literal,
     null,
     or_,
@@ -36,8 +38,15 @@ from sqlalchemy import (
     union_all,
 )
 
-from langmemcore.storage.models import ACTIVE, Edge, Note, NoteKeyword
-from langmemcore.storage.prepared import Prepared, id_array, number, text_param
+from langmemcore.storage.models import ACTIVE, Edge, Keyword, Note, NoteKeyword
+from langmemcore.storage.prepared import (
+    Prepared,
+    id_array,
+    number,
+    text_param,
+    vector_array,
+    vector_texts,
+)
 
 __all__ = ["propagation_subgraph"]
 
@@ -47,12 +56,29 @@ def _active(namespace: Any, note_id: Any) -> Any:
     return and_(Note.id == note_id, Note.namespace == namespace, Note.status == ACTIVE)
 
 
-def _keyword_links(namespace: Any, seeds: Any, limit: Any) -> Select:
-    """Keywords of the seeds, each with up to ``limit`` active carriers."""
-    seed_keywords = (
+def _query_similarity(vectors: Any) -> Any:
+    """A keyword's highest cosine similarity to the query's keyword vectors (``NULL``
+    without any).
+    """
+    query = func.unnest(vectors).table_valued("vector").render_derived()
+    similarity = 1.0 - Keyword.embedding.cosine_distance(query.c.vector)
+    return select(func.max(similarity)).select_from(query).scalar_subquery()
+
+
+def _keyword_links(namespace: Any, seeds: Any, vectors: Any, limit: Any) -> Select:
+    """Keywords of the seeds with their similarity to the query, each with up to
+    ``limit`` active carriers.
+    """
+    seed_ids = (
         select(NoteKeyword.keyword_id)
         .where(NoteKeyword.namespace == namespace, NoteKeyword.note_id == any_(seeds))
         .distinct()
+        .subquery("seed_ids")
+    )
+    seed_keywords = (
+        select(Keyword.id.label("keyword_id"), _query_similarity(vectors).label("similarity"))
+        .join(seed_ids, seed_ids.c.keyword_id == Keyword.id)
+        .where(Keyword.namespace == namespace)
         .subquery("seed_keywords")
     )
     carrier = (
@@ -71,7 +97,7 @@ def _keyword_links(namespace: Any, seeds: Any, limit: Any) -> Select:
         seed_keywords.c.keyword_id,
         carrier.c.note_id,
         cast(null(), BigInteger).label("other_id"),
-        cast(literal(1.0), Float).label("weight"),
+        cast(func.coalesce(seed_keywords.c.similarity, 0.0), Float).label("weight"),
     ).select_from(seed_keywords.join(carrier, true()))
 
 
@@ -112,20 +138,24 @@ def _edge_links(namespace: Any, seeds: Any) -> Select:
 @cache
 def _propagation_subgraph() -> Any:
     namespace, seeds = text_param("namespace"), id_array("seeds")
-    return union_all(
-        _keyword_links(namespace, seeds, number("limit")), _edge_links(namespace, seeds)
-    )
+    keywords = _keyword_links(namespace, seeds, vector_array("vectors"), number("limit"))
+    return union_all(keywords, _edge_links(namespace, seeds))
 
 
-def propagation_subgraph(namespace: str, seeds: Sequence[int], carriers: int) -> Prepared:
+def propagation_subgraph(
+    namespace: str,
+    seeds: Sequence[int],
+    query_vectors: Sequence[Sequence[float]],
+    carriers: int,
+) -> Prepared:
     """The links of the seeds' neighbourhood (see the module docstring).
 
     Args:
         namespace: Encoded namespace.
         seeds: Seed note ids.
+        query_vectors: The query's keyword vectors (a keyword row's ``weight`` is its
+            highest similarity to them, 0 without any).
         carriers: Carriers read per keyword before it counts as a hub (one more is read).
     """
-    return Prepared(
-        _propagation_subgraph(),
-        {"namespace": namespace, "seeds": list(seeds), "limit": carriers + 1},
-    )
+    values = {"namespace": namespace, "seeds": list(seeds), "limit": carriers + 1}
+    return Prepared(_propagation_subgraph(), {**values, "vectors": vector_texts(query_vectors)})
