@@ -35,6 +35,7 @@ from langmemcore.retrieval.channels import (
     neighbour_channel,
     run_channel,
 )
+from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.decompose import KeywordLookup, plan_query
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
@@ -124,6 +125,7 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     ctx = runtime.context
     lookup = _stored_keywords(ctx.database, state["namespace"])
     plan = await plan_query(state["query"], ctx.embeddings, llm=ctx.llm, lookup=lookup)
+    count(searches=1)
     return {
         "plan": plan,
         "current": plan,
@@ -157,6 +159,7 @@ async def channel(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     ranking = await run_channel(
         ctx.database, state["channel"], state["namespace"], state["current"], ctx.config
     )
+    count(channel_calls=1)
     return {"rankings": [ranking]}
 
 
@@ -175,6 +178,7 @@ async def expand(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     plan = state["current"]
     async with Repository.open(runtime.context.database, autocommit=True) as repo:
         ids = await neighbour_channel(repo, state["namespace"], anchors, plan, config)
+    count(channel_calls=1)
     ranking = ChannelRanking(
         "neighbour", tuple(ids), channel_weight(config, "neighbour", plan.round), plan.round
     )
@@ -254,6 +258,7 @@ async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         known=known,
         lookup=_stored_keywords(ctx.database, state["namespace"]),
     )
+    count(refined=int(round == 1), subquery_rounds=1)
     return {
         "current": plan,
         "asked": [*state["asked"], subquery],
