@@ -76,16 +76,31 @@ async def _ask_all(
     return RunResult(table, per_conversation, cost, elapsed / max(1, done))
 
 
-def ablation_configs(config: RetrievalConfig) -> dict[str, RetrievalConfig]:
-    """Each channel off, and the refinement loop off."""
+def ablation_configs(
+    config: RetrievalConfig, *, offline: bool = True
+) -> dict[str, RetrievalConfig]:
+    """Each mechanism that runs switched off (``"no ..."``), and, offline, each one the
+    settings keep for the LLM path switched on (``"with ..."``).
+
+    Args:
+        config: The full system's settings.
+        offline: Whether the searches run without a chat model (then ``llm_only``
+            mechanisms are off in the full system).
+    """
+    skipped = set(config.llm_only) if offline else set()
+    running = config.offline() if offline else config
     result = {
         f"no {channel} channel": replace(
             config, channels=tuple(c for c in config.channels if c != channel)
         )
         for channel in CHANNELS
-        if channel in config.channels
+        if channel in running.channels
     }
-    result["no refinement loop"] = replace(config, max_rounds=1)
+    if running.max_rounds > 1:
+        result["no refinement loop"] = replace(config, max_rounds=1)
+    for mechanism in sorted(skipped, key=[*CHANNELS, "loop"].index):
+        name = "with refinement loop" if mechanism == "loop" else f"with {mechanism} channel"
+        result[name] = replace(config, llm_only=tuple(m for m in config.llm_only if m != mechanism))
     return result
 
 
@@ -116,7 +131,8 @@ async def evaluate_locomo(
 
     baselines = run_turn_baselines(conversations, embed, ks=tuple(ks))
     if ablations:
-        for name, config in ablation_configs(memory.retrieval).items():
+        settings = ablation_configs(memory.retrieval, offline=memory.llm is None)
+        for name, config in settings.items():
             runs[name] = await _ask_all(memory, conversations, prefix, config, ks, None)
         flat = Memory(
             memory.database,

@@ -113,15 +113,16 @@ class EvalReport:
         return lines
 
     def gain_lines(self) -> list[str]:
-        """What each mechanism adds (full system minus the run without it) at R@5 and
+        """What each mechanism adds (the run with it minus the run without it: the full
+        system minus a ``no ...`` run, a ``with ...`` run minus the full system) at R@5 and
         R@20, per conversation, and on how many conversations it pays.
         """
         full = self.runs.get(FULL)
         ids = self._conversation_ids()
         lines = [
-            "### Gain of each mechanism (full system minus ablation, R@5 / R@20)",
+            "### Gain of each mechanism (with it minus without it, R@5 / R@20)",
             "",
-            "| without | " + " | ".join(ids) + " | overall | pays on |",
+            "| ablation | " + " | ".join(ids) + " | overall | pays on |",
             "|---|" + "---|" * (len(ids) + 2),
         ]
         if full is None:
@@ -130,10 +131,12 @@ class EvalReport:
             if name == FULL:
                 continue
             pairs = [(full.conversations[i], run.conversations[i]) for i in ids]
-            gains = [_gain(a, b) for a, b in pairs]
+            pairs.append((full.table, run.table))
+            if name.startswith("with "):  # a mechanism the full system runs without
+                pairs = [(b, a) for a, b in pairs]
+            *gains, (g5, g20) = [_gain(a, b) for a, b in pairs]
             pays = sum(max(g) >= PAYS for g in gains)
             cells = [f"{g5:+.1f} / {g20:+.1f}" for g5, g20 in gains]
-            g5, g20 = _gain(full.table, run.table)
             cells += [f"{g5:+.1f} / {g20:+.1f}", f"{pays} of {len(ids)}"]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         return lines

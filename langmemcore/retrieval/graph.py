@@ -59,7 +59,8 @@ class RetrievalContext:
     Attributes:
         database: Where memory lives.
         embeddings: Embedder of queries.
-        config: Retrieval settings.
+        config: Retrieval settings (without their ``llm_only`` mechanisms when there is no
+            ``llm``).
         llm: Optional chat model for decomposition and the sufficiency loop.
     """
 
@@ -69,6 +70,11 @@ class RetrievalContext:
     embeddings: SkipJsonSchema[Embeddings]
     config: RetrievalConfig
     llm: SkipJsonSchema[BaseChatModel | None] = None
+
+    def __post_init__(self) -> None:
+        """Without a chat model, the settings' ``llm_only`` mechanisms are skipped."""
+        if self.llm is None:
+            self.config = self.config.offline()
 
 
 class RetrievalState(TypedDict, total=False):
@@ -165,7 +171,8 @@ async def channel(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
 
 async def fuse_node(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Weighted reciprocal rank fusion over every round's rankings."""
-    return {"fused": fuse(state["rankings"], runtime.context.config.rrf_k)}
+    config = runtime.context.config
+    return {"fused": fuse(state["rankings"], config.rrf_k, config.priors)}
 
 
 async def expand(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
@@ -182,7 +189,8 @@ async def expand(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     ranking = ChannelRanking(
         "neighbour", tuple(ids), channel_weight(config, "neighbour", plan.round), plan.round
     )
-    return {"rankings": [ranking], "fused": fuse([*state["rankings"], ranking], config.rrf_k)}
+    fused = fuse([*state["rankings"], ranking], config.rrf_k, config.priors)
+    return {"rankings": [ranking], "fused": fused}
 
 
 async def _evidence(
@@ -213,7 +221,10 @@ async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         except (LLMOutputError, LLMUnavailableError) as exc:
             _log.warning("sufficiency prompts failed, judging offline: %s", exc)
     if verdict is None:
-        verdict = judge_offline(state["plan"], evidence, state["asked"])
+        plan = state["plan"]
+        verdict = judge_offline(
+            plan, evidence, state["asked"], stored=plan.stored, times="time" in runnable
+        )
     return {
         "sufficient": verdict.sufficient,
         "missing": verdict.missing,
