@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -79,8 +79,8 @@ async def _ask_all(
 def ablation_configs(
     config: RetrievalConfig, *, offline: bool = True
 ) -> dict[str, RetrievalConfig]:
-    """Each mechanism that runs switched off (``"no ..."``), and, offline, each one the
-    settings keep for the LLM path switched on (``"with ..."``).
+    """Offline, each mechanism the settings keep for the LLM path switched on
+    (``"with ..."``), then each one that runs switched off (``"no ..."``).
 
     Args:
         config: The full system's settings.
@@ -89,18 +89,17 @@ def ablation_configs(
     """
     skipped = set(config.llm_only) if offline else set()
     running = config.offline() if offline else config
-    result = {
-        f"no {channel} channel": replace(
-            config, channels=tuple(c for c in config.channels if c != channel)
-        )
-        for channel in CHANNELS
-        if channel in running.channels
-    }
-    if running.max_rounds > 1:
-        result["no refinement loop"] = replace(config, max_rounds=1)
+    result: dict[str, RetrievalConfig] = {}
     for mechanism in sorted(skipped, key=[*CHANNELS, "loop"].index):
         name = "with refinement loop" if mechanism == "loop" else f"with {mechanism} channel"
         result[name] = replace(config, llm_only=tuple(m for m in config.llm_only if m != mechanism))
+    for channel in CHANNELS:
+        if channel in running.channels:
+            result[f"no {channel} channel"] = replace(
+                config, channels=tuple(c for c in config.channels if c != channel)
+            )
+    if running.max_rounds > 1:
+        result["no refinement loop"] = replace(config, max_rounds=1)
     return result
 
 
@@ -111,6 +110,7 @@ async def evaluate_locomo(
     ks: Sequence[int] = DEFAULT_KS,
     ablations: bool = False,
     progress: ProgressLike = None,
+    on_run: Callable[[EvalReport], None] | None = None,
 ) -> EvalReport:
     """Run the evaluation (ingest, ask, baselines, optionally ablations).
 
@@ -121,6 +121,8 @@ async def evaluate_locomo(
         ablations: Also run the ablation table (each channel off, loop off,
             append-only memory).
         progress: Progress bar / callback.
+        on_run: Called with the report so far after each run (e.g. to save it while
+            the ablations go on).
     """
     prefix = f"locomo-{uuid.uuid4().hex[:8]}"
     await ingest_conversations(memory, conversations, prefix, progress)
@@ -133,7 +135,11 @@ async def evaluate_locomo(
     if ablations:
         settings = ablation_configs(memory.retrieval, offline=memory.llm is None)
         for name, config in settings.items():
+            if on_run:
+                on_run(_report(runs, baselines))
             runs[name] = await _ask_all(memory, conversations, prefix, config, ks, None)
+        if on_run:
+            on_run(_report(runs, baselines))
         flat = Memory(
             memory.database,
             memory.embeddings,
@@ -144,6 +150,10 @@ async def evaluate_locomo(
         runs["append-only memory"] = await _ask_all(
             flat, conversations, prefix + "-flat", memory.retrieval, ks, None
         )
+    return _report(runs, baselines)
+
+
+def _report(runs: dict[str, RunResult], baselines: dict[str, RecallTable]) -> EvalReport:
     system = runs[FULL]
     tables = {name: run.table for name, run in runs.items() if name != FULL}
-    return EvalReport(system.table, baselines, tables, system.seconds, runs)
+    return EvalReport(system.table, baselines, tables, system.seconds, dict(runs))

@@ -288,7 +288,8 @@ async def test_time_channel_matches_the_named_period(
 def context(
     database: Database, embeddings: LocalEmbeddings, llm: Any = None, **overrides: Any
 ) -> RetrievalContext:
-    return RetrievalContext(database, embeddings, replace(RetrievalConfig(), **overrides), llm)
+    settings = replace(RetrievalConfig(llm_only=()), **overrides)
+    return RetrievalContext(database, embeddings, settings, llm)
 
 
 async def test_loop_stops_when_the_evidence_covers_the_query(
