@@ -7,8 +7,9 @@ Run from the repository root: ``python benchmarks/propagation_recall.py
 Each conversation is ingested once (``Memory.aingest_many``, default settings, no LLM,
 local all-MiniLM-L6-v2) into a fresh namespace of one Postgres (a fresh embedded server in
 a temporary folder unless ``--url`` / ``DATABASE_URL``). Every category 1-4 question is
-then asked twice, back to back: with the default settings ("on") and with the propagation
-channel dropped from ``channels`` ("off"); which runs first alternates from question to
+then asked twice, back to back: with the default settings and the propagation channel
+taken out of ``llm_only`` so that it runs offline ("on"), and the same without it
+("off", what the defaults run offline); which runs first alternates from question to
 question, so that load on the machine falls on both alike. Prints, per conversation and
 overall, R@5 / R@20 and multi-hop R@5 / R@20 of both, the overall tables, and the median
 search latency of both with the median and quartiles of the per-question ratio on / off.
@@ -45,7 +46,8 @@ RUNS = ("on", "off")
 
 
 def _configs(memory: Memory) -> dict[str, RetrievalConfig]:
-    on = memory.retrieval
+    config = memory.retrieval
+    on = replace(config, llm_only=tuple(m for m in config.llm_only if m != "propagation"))
     off = replace(on, channels=tuple(c for c in on.channels if c != "propagation"))
     return {"on": on, "off": off}
 

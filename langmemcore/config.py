@@ -235,11 +235,12 @@ class RetrievalConfig:
     sufficiency_top: int = 10
     """Fused notes the offline sufficiency test reads."""
 
-    llm_only: tuple[str, ...] = ("topic", "neighbour", "loop")
+    llm_only: tuple[str, ...] = ("topic", "neighbour", "loop", "propagation")
     """Mechanisms that run only when a chat model is configured: channel names, and
     ``"loop"`` for the sufficiency loop. Offline (no model) they are skipped: by default
-    the topic and neighbour channels and the loop, which showed no gain offline on at
-    least 2 of the 3 dev conversations (BENCHMARKS.md's ablation table)."""
+    the topic, neighbour and propagation channels and the loop, which showed no gain
+    offline on at least 2 of the 3 dev conversations (BENCHMARKS.md's ablation table and
+    its Multi-hop section)."""
 
     propagation_seeds: int = 5
     """Best fused notes the propagation channel's random walk restarts at (as many as the

@@ -124,7 +124,7 @@ async def test_graph_fuses_the_propagation_ranking(
 ) -> None:
     graph = build_retrieval_graph()
     query = {"namespace": built.namespace, "query": "Where did we hike on the trail?", "k": 5}
-    base = replace(RetrievalConfig(), propagation_max_carriers=3, max_rounds=1)
+    base = RetrievalConfig(propagation_max_carriers=3, max_rounds=1, llm_only=())
     on = await graph.ainvoke(query, context=RetrievalContext(database, embeddings, base))
     channels = tuple(c for c in base.channels if c != "propagation")
     off_config = replace(base, channels=channels)
@@ -135,3 +135,14 @@ async def test_graph_fuses_the_propagation_ranking(
     assert all("propagation" not in f.ranks for f in off["fused"])
     assert on_ranks[built.ids["hike"]].ranks["propagation"] == 1
     assert on_ranks[bridge].score > {f.note_id: f for f in off["fused"]}[bridge].score
+
+
+async def test_offline_search_skips_the_propagation_channel_by_default(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    assert "propagation" in RetrievalConfig().llm_only
+    query = {"namespace": built.namespace, "query": "Where did we hike on the trail?", "k": 5}
+    context = RetrievalContext(database, embeddings, RetrievalConfig())
+    state = await build_retrieval_graph().ainvoke(query, context=context)
+    assert state["fused"]
+    assert all("propagation" not in f.ranks for f in state["fused"])
