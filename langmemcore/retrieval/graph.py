@@ -3,7 +3,10 @@ expand -> [sufficiency -> refine -> channels -> fuse -> propagate -> expand]* ->
 
 ``propagate`` (the propagation channel: a random walk from the best fused notes) and
 ``expand`` (the neighbour channel: edges from the best fused notes) start from the fusion,
-so they run after the other channels.
+so they run after the other channels. Steps a search does not run are skipped, not
+visited: with the propagation or neighbour channel off there is no ``propagate`` or
+``expand``, and without a possible sub-query round (``max_rounds`` 1, as offline by
+default) no ``sufficiency``.
 
 Dependencies (database, embedder, LLM, settings) reach the nodes through LangGraph's
 runtime context (:class:`RetrievalContext`). Channel rankings accumulate across rounds, so
@@ -98,6 +101,7 @@ class RetrievalState(TypedDict, total=False):
     missing: str
     subquery: str | None
     subquery_keywords: tuple[str, ...]
+    refinable: bool
     results: list[RetrievedNote]
 
 
@@ -142,6 +146,7 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         "current": plan,
         "asked": [state["query"]],
         "channels": _round_channels(ctx.config, 0),
+        "refinable": ctx.config.max_rounds > 1 and bool(_round_channels(ctx.config, 1)),
     }
 
 
@@ -203,8 +208,6 @@ async def propagate(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     (see :mod:`~langmemcore.retrieval.propagation`).
     """
     config = runtime.context.config
-    if "propagation" not in state["channels"] or not state["fused"]:
-        return {}
     seeds = [Scored(f.note_id, f.score) for f in state["fused"][: config.propagation_seeds]]
     async with Repository.open(runtime.context.database, autocommit=True) as repo:
         pool = {f.note_id for f in state["fused"]}
@@ -256,6 +259,29 @@ async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         "subquery": verdict.subquery,
         "subquery_keywords": verdict.keywords,
     }
+
+
+def route_after_fusion(
+    state: RetrievalState,
+) -> Literal["propagate", "expand", "sufficiency", "pack"]:
+    """To the propagation channel when it runs, else on as :func:`route_after_fuse`."""
+    if "propagation" in state["channels"] and state["fused"]:
+        return "propagate"
+    return route_after_fuse(state)
+
+
+def route_after_fuse(state: RetrievalState) -> Literal["expand", "sufficiency", "pack"]:
+    """Skip the steps a search does not run: the neighbour channel when it is off, the
+    sufficiency test when no sub-query round can follow.
+    """
+    if "neighbour" in state["channels"] and state["fused"]:
+        return "expand"
+    return route_after_expand(state)
+
+
+def route_after_expand(state: RetrievalState) -> Literal["sufficiency", "pack"]:
+    """To the sufficiency test when a sub-query round could follow, else to packing."""
+    return "sufficiency" if state.get("refinable") else "pack"
 
 
 def route_after_sufficiency(state: RetrievalState) -> Literal["refine", "pack"]:
@@ -340,9 +366,9 @@ def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_edge(START, "decompose")
     graph.add_conditional_edges("decompose", fan_out, ["channel"])
     graph.add_edge("channel", "fuse")
-    graph.add_edge("fuse", "propagate")
-    graph.add_edge("propagate", "expand")
-    graph.add_edge("expand", "sufficiency")
+    graph.add_conditional_edges("fuse", route_after_fusion)
+    graph.add_conditional_edges("propagate", route_after_fuse)
+    graph.add_conditional_edges("expand", route_after_expand)
     graph.add_conditional_edges("sufficiency", route_after_sufficiency)
     graph.add_conditional_edges("refine", fan_out, ["channel"])
     graph.add_edge("pack", END)
