@@ -88,7 +88,7 @@ def _report(tables: dict[str, dict[str, RecallTable]], seconds: dict[str, list[f
         "| conversation | run | R@5 | R@20 | multi-hop R@5 | multi-hop R@20 |",
         "|---|---|---|---|---|---|",
     ]
-    for name in tables["on"]:
+    for name in [*(n for n in tables["on"] if n != "overall"), "overall"]:
         for run in RUNS:
             rows = tables[run][name].report()
             multi = rows.get("multi-hop")
