@@ -7,7 +7,7 @@ Defaults follow the MemCoRe paper (section 3.1 and appendix C.1): merge at stren
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from langmemcore._errors import ConfigurationError
 from langmemcore.storage.records import DEFAULT_MAX_OBSERVATION_CHARS
@@ -163,7 +163,16 @@ class ConstructionConfig:
             )
 
 
-CHANNELS = ("topic", "keyword", "neighbour", "vector", "speaker", "fulltext", "time")
+CHANNELS = (
+    "topic",
+    "keyword",
+    "neighbour",
+    "vector",
+    "speaker",
+    "fulltext",
+    "time",
+    "propagation",
+)
 """Every retrieval channel, in the order they are reported."""
 
 
@@ -182,8 +191,15 @@ class RetrievalConfig:
         ("speaker", 1.0),
         ("fulltext", 1.0),
         ("time", 0.8),
+        ("propagation", 1.0),
     )
     """Weight of each channel in reciprocal rank fusion."""
+
+    priors: tuple[str, ...] = ("topic",)
+    """Channels that act as a prior on the candidate pool instead of bringing candidates:
+    their ranking adds to the fused score of notes another channel found, and a note only
+    they rank is left out (topics as MemCoRe's coarse route to the right region of memory,
+    rather than whole topic groups crowding the top ranks)."""
 
     k_topic: int = 3
     """Topics taken by centroid similarity (K_topic)."""
@@ -229,16 +245,61 @@ class RetrievalConfig:
     sufficiency_top: int = 10
     """Fused notes the offline sufficiency test reads."""
 
+    llm_only: tuple[str, ...] = ("topic", "neighbour", "loop", "propagation")
+    """Mechanisms that run only when a chat model is configured: channel names, and
+    ``"loop"`` for the sufficiency loop. Offline (no model) they are skipped: by default
+    the topic, neighbour and propagation channels and the loop, which showed no gain
+    offline on at least 2 of the 3 dev conversations (BENCHMARKS.md's ablation table and
+    its Multi-hop section)."""
+
+    propagation_seeds: int = 5
+    """Best fused notes the propagation channel's random walk restarts at (as many as the
+    neighbour channel's anchors)."""
+
+    propagation_damping: float = 0.5
+    """Probability that the propagation walk follows a link rather than restarting at a
+    seed (HippoRAG's 0.5: mass halves at each step, so two-step bridges still count)."""
+
+    propagation_iterations: int = 10
+    """Power iterations of the propagation walk (at damping 0.5, ten leave under 0.1%
+    of the mass unconverged)."""
+
+    propagation_max_carriers: int = 60
+    """Keywords carried by more active notes than this are hubs the propagation walk
+    does not cross (as many notes as a channel ranks)."""
+
     def weight(self, channel: str) -> float:
         """Fusion weight of ``channel`` (0 for unknown ones)."""
         return dict(self.weights).get(channel, 0.0)
 
+    def offline(self) -> RetrievalConfig:
+        """These settings without the mechanisms of ``llm_only`` (what a search without a
+        chat model runs).
+        """
+        if not self.llm_only:
+            return self
+        return replace(
+            self,
+            channels=tuple(c for c in self.channels if c not in self.llm_only),
+            max_rounds=1 if "loop" in self.llm_only else self.max_rounds,
+            llm_only=(),
+        )
+
     def __post_init__(self) -> None:
-        unknown = (set(self.channels) | set(self.refine_channels)) - set(CHANNELS)
+        known = {*CHANNELS, "loop"}
+        if set(self.llm_only) - known:
+            raise ConfigurationError(
+                f"unknown llm_only mechanisms: {sorted(set(self.llm_only) - known)}"
+            )
+        unknown = (set(self.channels) | set(self.refine_channels) | set(self.priors)) - set(
+            CHANNELS
+        )
         if unknown:
             raise ConfigurationError(f"unknown retrieval channels: {sorted(unknown)}")
         if self.max_rounds < 1 or self.k_final < 1:
             raise ConfigurationError("max_rounds and k_final must be at least 1")
+        if not 0.0 <= self.propagation_damping < 1.0:
+            raise ConfigurationError("propagation_damping must be in [0, 1)")
 
 
 @dataclass(frozen=True)

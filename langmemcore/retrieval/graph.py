@@ -1,8 +1,12 @@
-"""The retrieval graph: ``decompose -> channels (Send fan-out) -> fuse -> expand ->
-[sufficiency -> refine -> channels -> fuse -> expand]* -> pack``.
+"""The retrieval graph: ``decompose -> channels (Send fan-out) -> fuse -> propagate ->
+expand -> [sufficiency -> refine -> channels -> fuse -> propagate -> expand]* -> pack``.
 
-``expand`` is the neighbour channel: it follows edges from the best fused notes, so it
-runs after the other channels.
+``propagate`` (the propagation channel: a random walk from the best fused notes) and
+``expand`` (the neighbour channel: edges from the best fused notes) start from the fusion,
+so they run after the other channels. Steps a search does not run are skipped, not
+visited: with the propagation or neighbour channel off there is no ``propagate`` or
+``expand``, and without a possible sub-query round (``max_rounds`` 1, as offline by
+default) no ``sufficiency``.
 
 Dependencies (database, embedder, LLM, settings) reach the nodes through LangGraph's
 runtime context (:class:`RetrievalContext`). Channel rankings accumulate across rounds, so
@@ -35,9 +39,11 @@ from langmemcore.retrieval.channels import (
     neighbour_channel,
     run_channel,
 )
+from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.decompose import KeywordLookup, plan_query
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
+from langmemcore.retrieval.propagation import propagation_channel
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
 from langmemcore.storage.database import Database
 from langmemcore.storage.records import Scored
@@ -58,7 +64,8 @@ class RetrievalContext:
     Attributes:
         database: Where memory lives.
         embeddings: Embedder of queries.
-        config: Retrieval settings.
+        config: Retrieval settings (without their ``llm_only`` mechanisms when there is no
+            ``llm``).
         llm: Optional chat model for decomposition and the sufficiency loop.
     """
 
@@ -68,6 +75,11 @@ class RetrievalContext:
     embeddings: SkipJsonSchema[Embeddings]
     config: RetrievalConfig
     llm: SkipJsonSchema[BaseChatModel | None] = None
+
+    def __post_init__(self) -> None:
+        """Without a chat model, the settings' ``llm_only`` mechanisms are skipped."""
+        if self.llm is None:
+            self.config = self.config.offline()
 
 
 class RetrievalState(TypedDict, total=False):
@@ -89,6 +101,7 @@ class RetrievalState(TypedDict, total=False):
     missing: str
     subquery: str | None
     subquery_keywords: tuple[str, ...]
+    refinable: bool
     results: list[RetrievedNote]
 
 
@@ -105,6 +118,9 @@ class RetrievalInput(TypedDict, total=False):
 
 
 Ctx = Runtime[RetrievalContext]
+
+SEEDED_CHANNELS = frozenset({"neighbour", "propagation"})
+"""Channels that start from the fused notes, so they run after the fusion."""
 
 
 def _stored_keywords(database: Database, namespace: tuple[str, ...]) -> KeywordLookup:
@@ -124,11 +140,13 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     ctx = runtime.context
     lookup = _stored_keywords(ctx.database, state["namespace"])
     plan = await plan_query(state["query"], ctx.embeddings, llm=ctx.llm, lookup=lookup)
+    count(searches=1)
     return {
         "plan": plan,
         "current": plan,
         "asked": [state["query"]],
         "channels": _round_channels(ctx.config, 0),
+        "refinable": ctx.config.max_rounds > 1 and bool(_round_channels(ctx.config, 1)),
     }
 
 
@@ -140,7 +158,7 @@ def fan_out(state: RetrievalState) -> list[Send]:
             {"namespace": state["namespace"], "current": state["current"], "channel": channel},
         )
         for channel in state["channels"]
-        if channel != "neighbour"
+        if channel not in SEEDED_CHANNELS
     ]
 
 
@@ -157,12 +175,14 @@ async def channel(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     ranking = await run_channel(
         ctx.database, state["channel"], state["namespace"], state["current"], ctx.config
     )
+    count(channel_calls=1)
     return {"rankings": [ranking]}
 
 
 async def fuse_node(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Weighted reciprocal rank fusion over every round's rankings."""
-    return {"fused": fuse(state["rankings"], runtime.context.config.rrf_k)}
+    config = runtime.context.config
+    return {"fused": fuse(state["rankings"], config.rrf_k, config.priors)}
 
 
 async def expand(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
@@ -175,10 +195,30 @@ async def expand(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     plan = state["current"]
     async with Repository.open(runtime.context.database, autocommit=True) as repo:
         ids = await neighbour_channel(repo, state["namespace"], anchors, plan, config)
+    count(channel_calls=1)
     ranking = ChannelRanking(
         "neighbour", tuple(ids), channel_weight(config, "neighbour", plan.round), plan.round
     )
-    return {"rankings": [ranking], "fused": fuse([*state["rankings"], ranking], config.rrf_k)}
+    fused = fuse([*state["rankings"], ranking], config.rrf_k, config.priors)
+    return {"rankings": [ranking], "fused": fused}
+
+
+async def propagate(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
+    """Propagation channel: personalised PageRank from the best fused notes, then re-fuse
+    (see :mod:`~langmemcore.retrieval.propagation`).
+    """
+    config = runtime.context.config
+    seeds = [Scored(f.note_id, f.score) for f in state["fused"][: config.propagation_seeds]]
+    async with Repository.open(runtime.context.database, autocommit=True) as repo:
+        pool = {f.note_id for f in state["fused"]}
+        vectors = state["current"].keyword_vectors
+        ids = await propagation_channel(repo, state["namespace"], seeds, vectors, config, pool)
+    count(channel_calls=1)
+    round = state["current"].round
+    weight = channel_weight(config, "propagation", round)
+    ranking = ChannelRanking("propagation", tuple(ids), weight, round)
+    fused = fuse([*state["rankings"], ranking], config.rrf_k, config.priors)
+    return {"rankings": [ranking], "fused": fused}
 
 
 async def _evidence(
@@ -196,7 +236,7 @@ async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Decide whether the pool suffices; if not, propose a sub-query."""
     ctx = runtime.context
     rounds = len(state["asked"])
-    runnable = set(_round_channels(ctx.config, rounds)) - {"neighbour"}
+    runnable = set(_round_channels(ctx.config, rounds)) - SEEDED_CHANNELS
     if rounds >= ctx.config.max_rounds or not runnable:
         return {"sufficient": True, "subquery": None}
     evidence = await _evidence(
@@ -209,13 +249,39 @@ async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         except (LLMOutputError, LLMUnavailableError) as exc:
             _log.warning("sufficiency prompts failed, judging offline: %s", exc)
     if verdict is None:
-        verdict = judge_offline(state["plan"], evidence, state["asked"])
+        plan = state["plan"]
+        verdict = judge_offline(
+            plan, evidence, state["asked"], stored=plan.stored, times="time" in runnable
+        )
     return {
         "sufficient": verdict.sufficient,
         "missing": verdict.missing,
         "subquery": verdict.subquery,
         "subquery_keywords": verdict.keywords,
     }
+
+
+def route_after_fusion(
+    state: RetrievalState,
+) -> Literal["propagate", "expand", "sufficiency", "pack"]:
+    """To the propagation channel when it runs, else on as :func:`route_after_fuse`."""
+    if "propagation" in state["channels"] and state["fused"]:
+        return "propagate"
+    return route_after_fuse(state)
+
+
+def route_after_fuse(state: RetrievalState) -> Literal["expand", "sufficiency", "pack"]:
+    """Skip the steps a search does not run: the neighbour channel when it is off, the
+    sufficiency test when no sub-query round can follow.
+    """
+    if "neighbour" in state["channels"] and state["fused"]:
+        return "expand"
+    return route_after_expand(state)
+
+
+def route_after_expand(state: RetrievalState) -> Literal["sufficiency", "pack"]:
+    """To the sufficiency test when a sub-query round could follow, else to packing."""
+    return "sufficiency" if state.get("refinable") else "pack"
 
 
 def route_after_sufficiency(state: RetrievalState) -> Literal["refine", "pack"]:
@@ -254,6 +320,7 @@ async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         known=known,
         lookup=_stored_keywords(ctx.database, state["namespace"]),
     )
+    count(refined=int(round == 1), subquery_rounds=1)
     return {
         "current": plan,
         "asked": [*state["asked"], subquery],
@@ -291,6 +358,7 @@ def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_node("decompose", decompose)
     graph.add_node("channel", channel)
     graph.add_node("fuse", fuse_node)
+    graph.add_node("propagate", propagate)
     graph.add_node("expand", expand)
     graph.add_node("sufficiency", sufficiency)
     graph.add_node("refine", refine)
@@ -298,8 +366,9 @@ def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_edge(START, "decompose")
     graph.add_conditional_edges("decompose", fan_out, ["channel"])
     graph.add_edge("channel", "fuse")
-    graph.add_edge("fuse", "expand")
-    graph.add_edge("expand", "sufficiency")
+    graph.add_conditional_edges("fuse", route_after_fusion)
+    graph.add_conditional_edges("propagate", route_after_fuse)
+    graph.add_conditional_edges("expand", route_after_expand)
     graph.add_conditional_edges("sufficiency", route_after_sufficiency)
     graph.add_conditional_edges("refine", fan_out, ["channel"])
     graph.add_edge("pack", END)

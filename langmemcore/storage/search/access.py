@@ -15,10 +15,10 @@ from langmemcore._namespace import encode_namespace
 from langmemcore.storage._session import SessionBound
 from langmemcore.storage.models import decode_vector
 from langmemcore.storage.records import Scored
-from langmemcore.storage.search import channels, cues, evidence, fulltext
+from langmemcore.storage.search import channels, cues, evidence, fulltext, propagation
 from langmemcore.storage.topics.queries import lock_topics
 
-__all__ = ["Evidence", "SearchAccess", "SourceRow"]
+__all__ = ["Evidence", "SearchAccess", "SourceRow", "Subgraph"]
 
 
 class SourceRow(NamedTuple):
@@ -48,6 +48,24 @@ class Evidence(NamedTuple):
     vector: npt.NDArray[np.float32]
     sources: tuple[SourceRow, ...]
     topic: str | None
+
+
+class Subgraph(NamedTuple):
+    """The note-keyword-edge neighbourhood of seed notes (see
+    :func:`~langmemcore.storage.search.propagation.propagation_subgraph`).
+
+    Attributes:
+        carriers: Keyword id -> active notes carrying it (at most the cap asked for plus
+            one, so a longer list marks a hub whose carriers were not all read).
+        query_similarity: Keyword id -> its highest cosine similarity to the query's
+            keywords (0 when the query has none).
+        edges: ``(source, target, strength)`` association edges touching a seed, both
+            ends active.
+    """
+
+    carriers: dict[int, list[int]]
+    query_similarity: dict[int, float]
+    edges: list[tuple[int, int, float]]
 
 
 class SearchAccess(SessionBound):
@@ -215,3 +233,29 @@ class SearchAccess(SessionBound):
             )
             for row in rows
         }
+
+    async def propagation_subgraph(
+        self,
+        namespace: Sequence[str],
+        seeds: Sequence[int],
+        query_vectors: Sequence[Sequence[float]],
+        carriers: int,
+    ) -> Subgraph:
+        """The seeds' keywords (with their similarity to the query's keyword vectors) with
+        up to ``carriers + 1`` active carriers each, and the edges touching the seeds, in
+        one statement.
+        """
+        if not seeds:
+            return Subgraph({}, {}, [])
+        ns = encode_namespace(namespace)
+        stmt = propagation.propagation_subgraph(ns, seeds, query_vectors, carriers)
+        found: dict[int, list[int]] = {}
+        similarity: dict[int, float] = {}
+        edges: list[tuple[int, int, float]] = []
+        for kind, keyword_id, note_id, other_id, weight in await self._rows(stmt):
+            if kind == "keyword":
+                found.setdefault(int(keyword_id), []).append(int(note_id))
+                similarity[int(keyword_id)] = float(weight)
+            else:
+                edges.append((int(note_id), int(other_id), float(weight)))
+        return Subgraph(found, similarity, edges)
