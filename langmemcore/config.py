@@ -225,11 +225,11 @@ class RetrievalConfig:
     sufficiency_top: int = 10
     """Fused notes the offline sufficiency test reads."""
 
-    llm_only: tuple[str, ...] = ("topic", "neighbour", "loop")
+    llm_only: tuple[str, ...] = ("topic", "loop")
     """Mechanisms that run only when a chat model is configured: channel names, and
     ``"loop"`` for the sufficiency loop. Offline (no model) they are skipped: by default
-    the topic and neighbour channels and the loop, which showed no gain offline on at
-    least 2 of the 3 dev conversations (BENCHMARKS.md's ablation table)."""
+    the topic channel and the loop, which did not add 0.5 point at R@5 or R@20 offline on
+    at least 2 of the 3 dev conversations (BENCHMARKS.md's ablation table)."""
 
     def weight(self, channel: str) -> float:
         """Fusion weight of ``channel`` (0 for unknown ones)."""
