@@ -245,12 +245,12 @@ class RetrievalConfig:
     sufficiency_top: int = 10
     """Fused notes the offline sufficiency test reads."""
 
-    llm_only: tuple[str, ...] = ("topic", "neighbour", "loop", "propagation")
+    llm_only: tuple[str, ...] = ("topic", "loop", "propagation")
     """Mechanisms that run only when a chat model is configured: channel names, and
     ``"loop"`` for the sufficiency loop. Offline (no model) they are skipped: by default
-    the topic, neighbour and propagation channels and the loop, which showed no gain
-    offline on at least 2 of the 3 dev conversations (BENCHMARKS.md's ablation table and
-    its Multi-hop section)."""
+    the topic and propagation channels and the loop, which did not add 0.5 point at R@5
+    or R@20 offline on at least 2 of the 3 dev conversations (BENCHMARKS.md's ablation
+    table and its Multi-hop section)."""
 
     propagation_seeds: int = 5
     """Best fused notes the propagation channel's random walk restarts at (as many as the

@@ -405,13 +405,16 @@ async def test_steps_a_search_does_not_run_are_not_visited(
         )
         return [node for update in [u async for u in steps] for node in update]
 
-    offline = RetrievalContext(database, embeddings, RetrievalConfig())
+    lean = RetrievalConfig(llm_only=("topic", "neighbour", "loop"))
+    offline = RetrievalContext(database, embeddings, lean)
     nodes = await visited(offline)
     assert "expand" not in nodes and "sufficiency" not in nodes
     assert nodes[0] == "decompose" and nodes[-1] == "pack"
     assert nodes.count("channel") == len(offline.config.channels)
     everything = await visited(context(database, embeddings))
     assert "expand" in everything and "sufficiency" in everything
+    defaults = await visited(RetrievalContext(database, embeddings, RetrievalConfig()))
+    assert "expand" in defaults and "sufficiency" not in defaults
 
 
 async def test_loop_stops_at_max_rounds(

@@ -20,7 +20,14 @@ import pytest
 from langmemcore.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT_EVAL = {"__init__.py", "baselines.py", "frontier.py", "locomo_eval.py", "metrics.py"}
+PRODUCT_EVAL = {
+    "__init__.py",
+    "baselines.py",
+    "frontier.py",
+    "locomo_eval.py",
+    "metrics.py",
+    "report.py",
+}
 """What ``langmemcore eval locomo`` and ``langmemcore eval frontier`` run."""
 
 
