@@ -32,14 +32,18 @@ from langgraph.store.base import (
 
 from langmemcore._bridge import run_sync
 from langmemcore._errors import ConfigurationError
+from langmemcore._progress import ProgressLike, progress_callback
 from langmemcore.embeddings import EmbeddingsLike
 from langmemcore.memory import Memory
 from langmemcore.storage.items import ItemRef
 from langmemcore.storage.repository import Repository
 from langmemcore.store._checked import CheckedNamespaces
+from langmemcore.store._coalesce import Coalescer
 from langmemcore.store._feedback import settle_items
+from langmemcore.store._flush import PROGRESS_EVERY_S, FlushProgress
 from langmemcore.store._index import IndexSpec, index_spec
 from langmemcore.store._ops import (
+    PreparedPut,
     apply_puts,
     check_op,
     list_namespaces,
@@ -47,7 +51,7 @@ from langmemcore.store._ops import (
     run_gets,
     search_plain,
 )
-from langmemcore.store._tasks import process_task, search_by_query
+from langmemcore.store._tasks import CLAIM_LIMIT, process_tasks, search_by_query
 from langmemcore.store._ttl import TTLSweeper
 
 __all__ = ["MemoryStore"]
@@ -55,6 +59,9 @@ __all__ = ["MemoryStore"]
 _log = logging.getLogger("langmemcore.store")
 
 IndexArg = Mapping[str, Any] | Literal[False] | None
+
+MAX_BATCH_OPS = 1_000
+"""Operations of concurrent calls run together in one batch, at most."""
 
 
 class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
@@ -90,6 +97,7 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
         self._ttl_stop_event = threading.Event()
         self._ttl_sweeper_thread = None
         self._workers: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
+        self._coalescers: dict[asyncio.AbstractEventLoop, Coalescer] = {}
         self._resumed = False
 
     @classmethod
@@ -145,6 +153,10 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
         """Run operations: reads first (on the state before the batch), then the puts
         in one transaction, then construction for the items whose text changed.
 
+        Batches that arrive together (from concurrent tasks) run as one (see
+        :mod:`langmemcore.store._coalesce`): their puts are written in one transaction
+        and constructed together.
+
         Raises:
             InvalidNamespaceError: A namespace breaks LangGraph's rules.
             InvalidInputError: A value that cannot be stored (not a dict, not JSON, NUL
@@ -161,6 +173,22 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
             self.index,
             self.memory.config.max_observation_chars,
         )
+        loop = asyncio.get_running_loop()
+        coalescer = self._coalescers.get(loop)
+        if coalescer is None:
+            coalescer = Coalescer(self._execute, self._construct, max_ops=MAX_BATCH_OPS)
+            self._coalescers[loop] = coalescer
+        return await coalescer.submit(ops, puts)
+
+    async def _execute(
+        self, ops: Sequence[Op], puts: Sequence[PreparedPut]
+    ) -> tuple[list[Result], list[ItemRef]]:
+        """Run checked ops: searches by query, then one transaction for the other reads
+        and the puts.
+
+        Returns:
+            The results in op order, and the items queued for construction.
+        """
         results: list[Result] = [None] * len(ops)
         omit = self._omit_expired
         for i, op in enumerate(ops):
@@ -177,19 +205,21 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
                 elif isinstance(op, ListNamespacesOp):
                     results[i] = await list_namespaces(repo, op, omit_expired=omit)
             queued = await apply_puts(repo, puts)
-        if queued:
-            await self._construct(queued)
-        return results
+        return results, queued
 
     async def _construct(self, queued: list[ItemRef]) -> None:
+        """Construct the queued items together (in the background with ``background``);
+        a failure is logged and leaves its items queued.
+        """
         if self.background:
             self._kick()
             return
-        for pair in queued:
+        for start in range(0, len(queued), CLAIM_LIMIT):
+            chunk = queued[start : start + CLAIM_LIMIT]
             try:
-                await process_task(self.memory, pair)
+                await process_tasks(self.memory, chunk, limit=len(chunk))
             except Exception:
-                _log.exception("construction of item %s failed; it stays queued", pair)
+                _log.exception("construction of %d items failed; they stay queued", len(chunk))
 
     async def _resume(self) -> None:
         """Start working off tasks left queued in the database (by any process)."""
@@ -208,31 +238,50 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
     async def _drain(self) -> None:
         while True:
             try:
-                if not await process_task(self.memory):
+                if not await process_tasks(self.memory):
                     return
             except Exception:
-                _log.exception("background construction failed; its item stays queued")
+                _log.exception("background construction failed; its items stay queued")
                 return
 
-    async def aflush(self) -> None:
+    async def _pending(self) -> int:
+        async with Repository.open(self.memory.database) as repo:
+            return await repo.pending_item_tasks()
+
+    async def aflush(self, *, progress: ProgressLike = None) -> None:
         """Wait until every queued item is reconciled with memory (this process's
         background work, then whatever is still queued in the database).
+
+        Args:
+            progress: ``True`` for a progress bar on stderr, or a ``(done, total)``
+                callback called as queued items are reconciled.
         """
+        tracker = FlushProgress(progress_callback(progress, "flush"))
+        if tracker.report is not None:
+            tracker.update(await self._pending())
         loop = asyncio.get_running_loop()
         worker = self._workers.get(loop)
         if worker is not None:
+            while tracker.report is not None and not worker.done():
+                await asyncio.wait({worker}, timeout=PROGRESS_EVERY_S)
+                tracker.update(await self._pending())
             await worker
         for _attempt in range(10_000):
-            if not await process_task(self.memory):
-                async with Repository.open(self.memory.database) as repo:
-                    if not await repo.pending_item_tasks():
-                        break
+            claimed = await process_tasks(self.memory)
+            if claimed and tracker.report is None:
+                continue
+            pending = await self._pending()
+            tracker.update(pending)
+            if not claimed:
+                if not pending:
+                    break
                 await asyncio.sleep(0.05)
+        tracker.update(0)
         await self.memory.aflush()
 
-    def flush(self) -> None:
+    def flush(self, *, progress: ProgressLike = None) -> None:
         """Sync twin of :meth:`aflush`."""
-        run_sync(self.aflush())
+        run_sync(self.aflush(progress=progress))
 
     async def asweep_ttl(self) -> int:
         """Delete expired items now and queue the repair of their memory.

@@ -1,67 +1,123 @@
 """Memory maintenance for store items, and ranking items by their notes.
 
 An ``item_tasks`` row says "bring this item's observation in line with the item". A
-worker claims the row (``FOR UPDATE SKIP LOCKED``, so two stores never work on one item
-at once), forgets a stale observation (repairing its notes), ingests the item's current
-text through the construction graph, and clears the row unless it was re-queued since.
-Rows survive a crash: any store opened on the database resumes them.
+worker claims rows in bulk (``FOR UPDATE SKIP LOCKED``, so two stores never work on one
+item at once), forgets stale observations (repairing their notes), ingests the items'
+current texts together (per namespace, through ``Memory.aingest_many``: drafted and
+embedded in batches), and clears the rows it completed unless they were re-queued since.
+The rows stay locked until their construction is done; they survive a crash, and any store
+opened on the database resumes them.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+from collections import defaultdict
+from collections.abc import Sequence
 
 from langgraph.store.base import SearchItem, SearchOp
 
 from langmemcore._namespace import decode_namespace
 from langmemcore._validate import LIMITS
+from langmemcore.construction.ingest import ObservationIn
 from langmemcore.memory import Memory
 from langmemcore.storage.items import ItemRef
+from langmemcore.storage.records import content_hash
 from langmemcore.storage.repository import Repository
 from langmemcore.store._index import item_key_of, observation_key
 from langmemcore.store._ops import to_item
 
-__all__ = ["process_task", "reconcile_item", "search_by_query"]
+__all__ = [
+    "CLAIM_LIMIT",
+    "item_observation",
+    "process_tasks",
+    "reconcile_items",
+    "search_by_query",
+]
 
 _log = logging.getLogger("langmemcore.store")
 
+CLAIM_LIMIT = 1_000
+"""Item tasks claimed (and constructed together) at a time."""
 
-async def reconcile_item(memory: Memory, namespace: tuple[str, ...], key: str) -> str:
-    """Make the item's observation match its indexed text.
 
-    Returns:
-        ``"ingested"``, ``"forgotten"``, ``"replaced"`` or ``"unchanged"``.
+def item_observation(key: str, text: str) -> ObservationIn:
+    """The observation that the item ``key`` with indexed ``text`` gives memory."""
+    return ObservationIn(observation_key(key), text, metadata={"item_key": key})
+
+
+async def _reconcile_namespace(memory: Memory, ns: tuple[str, ...], keys: Sequence[str]) -> None:
+    """Make the observations of the items ``keys`` of ``ns`` match their indexed texts:
+    stale ones are forgotten, the new texts ingested together.
     """
-    obs_key = observation_key(key)
     async with Repository.open(memory.database) as repo:
-        text = await repo.item_index_text(namespace, key)
-        observation = await repo.observation(namespace, obs_key)
-        stored = observation.content if observation is not None else None
-    if stored == text:
-        return "unchanged"
-    if stored is not None:
-        await memory.aforget(namespace, obs_key)
-    if text is None:
-        return "forgotten"
-    await memory.aingest(namespace, text, key=obs_key, metadata={"item_key": key})
-    return "ingested" if stored is None else "replaced"
+        texts = await repo.item_index_texts([(ns, key) for key in keys])
+        stored = await repo.observation_hashes(ns, [observation_key(key) for key in keys])
+    fresh: list[ObservationIn] = []
+    for key in keys:
+        text, known = texts.get((ns, key)), stored.get(observation_key(key))
+        if known is not None and text is not None and known == content_hash(text):
+            continue
+        if known is not None:
+            await memory.aforget(ns, observation_key(key))
+        if text is not None:
+            fresh.append(item_observation(key, text))
+    if len(fresh) == 1:
+        (one,) = fresh
+        await memory.aingest(ns, one.text, key=one.key, metadata=one.metadata)
+    elif fresh:
+        await memory.aingest_many(ns, fresh)
 
 
-async def process_task(memory: Memory, pair: ItemRef | None = None) -> bool:
-    """Claim one queued item (the oldest, or ``pair``), reconcile it and clear its task.
+async def reconcile_items(
+    memory: Memory, refs: Sequence[ItemRef]
+) -> tuple[set[ItemRef], list[Exception]]:
+    """Reconcile the items, namespace by namespace (see :func:`_reconcile_namespace`).
 
     Returns:
-        ``True`` if a task was claimed and done, ``False`` if none was available.
+        The items reconciled, and the errors of the namespaces that failed (their items
+        are left out).
+    """
+    by_namespace: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for ns, key in refs:
+        by_namespace[ns].append(key)
+    done: set[ItemRef] = set()
+    errors: list[Exception] = []
+    for ns, keys in by_namespace.items():
+        try:
+            await _reconcile_namespace(memory, ns, keys)
+        except Exception as exc:
+            errors.append(exc)
+            continue
+        done.update((ns, key) for key in keys)
+    return done, errors
+
+
+async def process_tasks(
+    memory: Memory, refs: Sequence[ItemRef] | None = None, *, limit: int = CLAIM_LIMIT
+) -> int:
+    """Claim queued items (the oldest ``limit``, or those of ``refs`` that are free),
+    reconcile them together and clear the tasks of those reconciled.
+
+    Returns:
+        How many tasks were claimed (0: none was free).
+
+    Raises:
+        Exception: The first construction error, once the tasks of the other namespaces
+            are cleared (the failed ones stay queued; further errors are logged).
     """
     async with Repository.open(memory.database) as claim:
-        task = await claim.claim_item_task(pair)
-        if task is None:
-            return False
-        (namespace, key), version = task
-        await reconcile_item(memory, namespace, key)
-        await claim.finish_item_task((namespace, key), version)
-    return True
+        tasks = await claim.claim_item_tasks(refs, limit=limit)
+        if not tasks:
+            return 0
+        done, errors = await reconcile_items(memory, [ref for ref, _version in tasks])
+        await claim.finish_item_tasks([(ref, v) for ref, v in tasks if ref in done])
+    for extra in errors[1:]:
+        _log.error("construction failed too; its items stay queued", exc_info=extra)
+    if errors:
+        raise errors[0]
+    return len(tasks)
 
 
 async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -> list[SearchItem]:

@@ -43,11 +43,11 @@ from langmemcore.storage.models import (
 from langmemcore.storage.prepared import Prepared
 
 __all__ = [
-    "claim_task",
+    "claim_tasks",
     "delete_items",
     "enqueue_tasks",
     "filter_condition",
-    "finish_task",
+    "finish_tasks",
     "get_items",
     "index_text_of",
     "index_texts",
@@ -233,23 +233,25 @@ def enqueue_tasks(pairs: Sequence[tuple[str, str]]) -> Prepared:
     return Prepared(stmt, {})
 
 
-def claim_task(pair: tuple[str, str] | None = None) -> Prepared:
-    """Lock the oldest unclaimed task (or the given item's); skips tasks others hold."""
+def claim_tasks(pairs: Sequence[tuple[str, str]] | None, limit: int) -> Prepared:
+    """Lock up to ``limit`` of the oldest tasks (of ``pairs`` only, when given); skips
+    tasks others hold.
+    """
     stmt = select(ItemTask.namespace, ItemTask.key, ItemTask.version)
-    if pair is not None:
-        stmt = stmt.where(ItemTask.namespace == pair[0], ItemTask.key == pair[1])
+    if pairs is not None:
+        stmt = stmt.where(tuple_(ItemTask.namespace, ItemTask.key).in_([tuple(p) for p in pairs]))
     stmt = (
         stmt.order_by(ItemTask.created_at, ItemTask.namespace, ItemTask.key)
-        .limit(1)
+        .limit(limit)
         .with_for_update(skip_locked=True)
     )
     return Prepared(stmt, {})
 
 
-def finish_task(namespace: str, key: str, version: int) -> Prepared:
-    """Clear a task, unless it was re-queued since it was claimed."""
+def finish_tasks(claimed: Sequence[tuple[str, str, int]]) -> Prepared:
+    """Clear tasks by (namespace, key, version claimed), except those re-queued since."""
     stmt = delete(ItemTask).where(
-        ItemTask.namespace == namespace, ItemTask.key == key, ItemTask.version == version
+        tuple_(ItemTask.namespace, ItemTask.key, ItemTask.version).in_([tuple(c) for c in claimed])
     )
     return Prepared(stmt, {})
 
