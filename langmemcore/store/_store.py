@@ -60,7 +60,7 @@ _log = logging.getLogger("langmemcore.store")
 
 IndexArg = Mapping[str, Any] | Literal[False] | None
 
-MAX_BATCH_OPS = 1_000
+MAX_BATCH_OPS = 10_000
 """Operations of concurrent calls run together in one batch, at most."""
 
 
@@ -166,8 +166,6 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
         ops = list(ops)
         for op in ops:
             check_op(op)
-        if not self._resumed:
-            await self._resume()
         puts = prepare_puts(
             [op for op in ops if isinstance(op, PutOp)],
             self.index,
@@ -189,6 +187,8 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
         Returns:
             The results in op order, and the items queued for construction.
         """
+        if not self._resumed:
+            await self._resume()
         results: list[Result] = [None] * len(ops)
         omit = self._omit_expired
         for i, op in enumerate(ops):
@@ -199,10 +199,16 @@ class MemoryStore(TTLSweeper, CheckedNamespaces, BaseStore):
             if gets:
                 for i, item in (await run_gets(repo, gets, omit_expired=omit)).items():
                     results[i] = item
+            plain = [
+                (i, op)
+                for i, op in enumerate(ops)
+                if isinstance(op, SearchOp) and not (op.query and self.index.enabled)
+            ]
+            if plain:
+                for i, found in (await search_plain(repo, plain, omit_expired=omit)).items():
+                    results[i] = found
             for i, op in enumerate(ops):
-                if isinstance(op, SearchOp) and not (op.query and self.index.enabled):
-                    results[i] = await search_plain(repo, op, omit_expired=omit)
-                elif isinstance(op, ListNamespacesOp):
+                if isinstance(op, ListNamespacesOp):
                     results[i] = await list_namespaces(repo, op, omit_expired=omit)
             queued = await apply_puts(repo, puts)
         return results, queued

@@ -31,8 +31,8 @@ class ItemWrite(NamedTuple):
 
 
 CHUNK = 2_000
-"""Rows per statement when writing many items or tasks (Postgres binds at most 65,535
-values in one statement)."""
+"""Items or tasks per statement where each takes bind values of its own (Postgres binds
+at most 65,535 values in one statement)."""
 
 T = TypeVar("T")
 
@@ -119,13 +119,13 @@ class ItemAccess(SessionBound):
 
     async def refresh_item_ttl(self, refs: Sequence[ItemRef]) -> None:
         """Restart the TTL clock of the items among ``refs`` that have one."""
-        await self._run(q.refresh_ttl(_encoded(refs)))
+        for chunk in _chunks(refs):
+            await self._run(q.refresh_ttl(_encoded(chunk)))
 
     async def write_items(self, items: Sequence[ItemWrite]) -> None:
         """Insert or replace items."""
         rows = [{**item._asdict(), "namespace": encode_namespace(item.namespace)} for item in items]
-        for chunk in _chunks(rows):
-            await self._run(q.upsert_items(chunk))
+        await self._run(q.upsert_items(rows))
 
     async def delete_items(self, namespace: Sequence[str], keys: Sequence[str]) -> None:
         """Delete items of one namespace."""

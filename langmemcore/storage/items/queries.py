@@ -13,14 +13,20 @@ from __future__ import annotations
 
 import json
 import re
+import typing
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    Float,
+    Insert,
+    Table,
     Text,
     and_,
     cast,
+    column,
     delete,
     false,
     func,
@@ -40,7 +46,7 @@ from langmemcore.storage.models import (
     Item,
     ItemTask,
 )
-from langmemcore.storage.prepared import Prepared
+from langmemcore.storage.prepared import Prepared, float_array, text_array
 
 __all__ = [
     "claim_tasks",
@@ -179,27 +185,39 @@ def index_texts(pairs: Sequence[tuple[str, str]]) -> Prepared:
     return Prepared(stmt, {})
 
 
-def upsert_items(rows: Sequence[Mapping[str, Any]]) -> Prepared:
-    """Insert or replace items; ``created_at`` survives a replace (like ``PostgresStore``).
-
-    Each row carries ``namespace``, ``key``, ``value``, ``index_text`` and ``ttl_minutes``.
-    """
-    values = [
-        {
-            "namespace": r["namespace"],
-            "key": r["key"],
-            "value": r["value"],
-            "value_text": json.dumps(r["value"]),
-            "index_text": r["index_text"],
-            "ttl_minutes": r["ttl_minutes"],
-            "expires_at": (
-                None if r["ttl_minutes"] is None else _expiry(literal(float(r["ttl_minutes"])))
-            ),
-        }
-        for r in rows
-    ]
-    stmt = pg_insert(Item).values(values)
-    stmt = stmt.on_conflict_do_update(
+@cache
+def _upsert_items() -> Insert:
+    rows = (
+        func.unnest(
+            text_array("namespaces"),
+            text_array("keys"),
+            text_array("value_texts"),
+            text_array("index_texts"),
+            float_array("ttls"),
+        )
+        .table_valued(
+            column("namespace", Text),
+            column("key", Text),
+            column("value_text", Text),
+            column("index_text", Text),
+            column("ttl_minutes", Float),
+        )
+        .render_derived(name="put")
+    )
+    items = typing.cast(Table, Item.__table__)
+    stmt = pg_insert(items).from_select(
+        ["namespace", "key", "value", "value_text", "index_text", "ttl_minutes", "expires_at"],
+        select(
+            rows.c.namespace,
+            rows.c.key,
+            cast(rows.c.value_text, JSONB),
+            rows.c.value_text,
+            rows.c.index_text,
+            rows.c.ttl_minutes,
+            _expiry(rows.c.ttl_minutes),
+        ),
+    )
+    return stmt.on_conflict_do_update(
         index_elements=[Item.namespace, Item.key],
         set_={
             "value": stmt.excluded.value,
@@ -210,7 +228,22 @@ def upsert_items(rows: Sequence[Mapping[str, Any]]) -> Prepared:
             "updated_at": func.now(),
         },
     )
-    return Prepared(stmt, {})
+
+
+def upsert_items(rows: Sequence[Mapping[str, Any]]) -> Prepared:
+    """Insert or replace items; ``created_at`` survives a replace (like ``PostgresStore``).
+
+    Each row carries ``namespace``, ``key``, ``value``, ``index_text`` and ``ttl_minutes``;
+    the statement is built once and takes the rows as arrays.
+    """
+    params = {
+        "namespaces": [r["namespace"] for r in rows],
+        "keys": [r["key"] for r in rows],
+        "value_texts": [json.dumps(r["value"]) for r in rows],
+        "index_texts": [r["index_text"] for r in rows],
+        "ttls": [None if r["ttl_minutes"] is None else float(r["ttl_minutes"]) for r in rows],
+    }
+    return Prepared(_upsert_items(), params)
 
 
 def delete_items(namespace: str, keys: Sequence[str]) -> Prepared:
