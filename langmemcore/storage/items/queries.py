@@ -22,9 +22,11 @@ from sqlalchemy import (
     ColumnElement,
     Float,
     Insert,
+    Select,
     Table,
     Text,
     and_,
+    any_,
     cast,
     column,
     delete,
@@ -46,7 +48,7 @@ from langmemcore.storage.models import (
     Item,
     ItemTask,
 )
-from langmemcore.storage.prepared import Prepared, float_array, text_array
+from langmemcore.storage.prepared import Prepared, float_array, text_array, text_param
 
 __all__ = [
     "claim_tasks",
@@ -133,12 +135,18 @@ def filter_condition(filter: Mapping[str, Any] | None) -> ColumnElement[bool]:
     return and_(true(), *(_match(Item.value[str(k)], v) for k, v in filter.items()))
 
 
-def get_items(namespace: str, keys: Sequence[str], *, omit_expired: bool = False) -> Prepared:
-    """Items of one namespace by key."""
-    stmt = select(Item).where(
-        Item.namespace == namespace, Item.key.in_(list(keys)), _not_expired(omit_expired)
+@cache
+def _get_items(omit_expired: bool) -> Select[Item]:
+    return select(Item).where(
+        Item.namespace == text_param("namespace"),
+        Item.key == any_(text_array("keys")),
+        _not_expired(omit_expired),
     )
-    return Prepared(stmt, {})
+
+
+def get_items(namespace: str, keys: Sequence[str], *, omit_expired: bool = False) -> Prepared:
+    """Items of one namespace by key (the statement is built once; keys as an array)."""
+    return Prepared(_get_items(omit_expired), {"namespace": namespace, "keys": list(keys)})
 
 
 def items_by_keys(
