@@ -1,14 +1,17 @@
 """Benchmark: MemoryStore under load (issue 15, acceptance points 2 and 3).
 
 1. Loading: the LoCoMo dev split, one turn per item with value ``{"text", "speaker",
-   "time"}``, through ``store.batch`` of PutOps (one batch per conversation) and through
-   concurrent ``aput`` calls (``asyncio.gather`` of a conversation's turns), against
-   ``Memory.ingest_many`` of the same turns (with speaker and time). The three take turns
-   conversation by conversation, rotating which goes first; each run writes a namespace
-   of its own with a fresh ``Memory`` (no warm caches). Targets: batch <= 1.15x,
-   concurrent aput <= 1.3x ``ingest_many``. Also ``ingest_many text``: the same turns
-   as text only (no speaker or time), the observations a store gives memory while its
-   puts carry neither.
+   "time"}``, through ``store.batch`` of PutOps (one batch per conversation, then
+   ``flush``) and through concurrent ``aput`` calls (``asyncio.gather`` of a
+   conversation's turns, then ``flush``), against ``Memory.ingest_many`` of the same turns
+   with the same speakers and times. The ways take turns conversation by conversation,
+   rotating which goes first, ``--repeats`` times; each run writes a namespace of its own
+   with a fresh ``Memory`` (no warm caches), and its time includes ``Memory.aflush`` (the
+   background topic runs). Targets: batch <= 1.15x, concurrent aput <= 1.3x
+   ``ingest_many``. At its end ``ingest_many`` evolves topics once more; store batches
+   evolve them only when due, as single puts do, so the benchmark also runs
+   ``ingest_many when due`` (``evolve_at_end=False``: exactly the store's construction)
+   and reports the topic runs each way made.
 2. Load: ``--calls`` concurrent calls through ``asyncio.gather``: 45% ``aget``, 45%
    ``asearch`` (a filter on the speaker, no query), 10% ``aput`` (``index=False``; with a
    third of puts, ``AsyncPostgresStore`` fails: its one INSERT for 20,000 puts binds
@@ -24,6 +27,7 @@ Run from the repository root::
 
     python benchmarks/store_load.py ../shared/data/locomo-dev.json
     python benchmarks/store_load.py ../shared/data/locomo-dev.json --limit 1 --calls 6000
+    python benchmarks/store_load.py ../shared/data/locomo-dev.json --repeats 2 --rounds 3
 """
 
 from __future__ import annotations
@@ -40,17 +44,17 @@ from pathlib import Path
 from typing import Any
 
 from langgraph.store.base import BaseStore, PutOp
-from sqlalchemy import make_url
+from sqlalchemy import make_url, select
 
 from langmemcore import MemoryStore
 from langmemcore.config import ConstructionConfig
-from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.io import conversation_observations
 from langmemcore.locomo import Conversation, load_locomo
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, upgrade
 from langmemcore.storage.embedded import embedded_database_url
+from langmemcore.storage.models import Lineage
 
 __all__ = ["main"]
 
@@ -59,32 +63,25 @@ INDEX = {"fields": ["text"]}
 
 
 def turn_values(conversation: Conversation) -> list[tuple[str, dict[str, Any]]]:
-    """Key and store value of each turn."""
-    return [
-        (
-            t.dia_id,
-            {
-                "text": t.full_text,
-                "speaker": t.speaker,
-                "time": t.event_time.isoformat() if t.event_time else None,
-            },
-        )
-        for t in conversation.turns
-    ]
+    """Key and store value of each turn (the same speaker and time as
+    ``conversation_observations`` gives ``ingest_many``).
+    """
+    values: list[tuple[str, dict[str, Any]]] = []
+    for t in conversation.turns:
+        value: dict[str, Any] = {"text": t.full_text, "speaker": t.speaker}
+        if t.event_time is not None:
+            value["time"] = t.event_time.isoformat()
+        values.append((t.dia_id, value))
+    return values
 
 
 async def _ingest_many(memory: Memory, ns: tuple[str, ...], conversation: Conversation) -> None:
     await memory.aingest_many(ns, conversation_observations(conversation))
 
 
-async def _ingest_text_only(
-    memory: Memory, ns: tuple[str, ...], conversation: Conversation
-) -> None:
-    observations = [
-        ObservationIn(f"item:{key}", value["text"], metadata={"item_key": key})
-        for key, value in turn_values(conversation)
-    ]
-    await memory.aingest_many(ns, observations)
+async def _ingest_when_due(memory: Memory, ns: tuple[str, ...], conversation: Conversation) -> None:
+    observations = conversation_observations(conversation)
+    await memory.aingest_many(ns, observations, evolve_at_end=False)
 
 
 async def _batch(memory: Memory, ns: tuple[str, ...], conversation: Conversation) -> None:
@@ -101,21 +98,38 @@ async def _aput(memory: Memory, ns: tuple[str, ...], conversation: Conversation)
 
 LOADERS: dict[str, Callable[[Memory, tuple[str, ...], Conversation], Awaitable[None]]] = {
     "ingest_many": _ingest_many,
-    "ingest_many text": _ingest_text_only,
+    "ingest_many when due": _ingest_when_due,
     "store.batch": _batch,
     "concurrent aput": _aput,
 }
 
 
-async def load_part(
-    database: Database, embeddings: LocalEmbeddings, conversations: list[Conversation]
-) -> None:
-    """Part 1: the three ways of loading, conversation by conversation, rotating."""
+async def _topic_runs(database: Database, ns: tuple[str, ...]) -> int:
+    """Topic evolutions run in the namespace (one ``topics`` lineage row each)."""
+    async with database.session() as s:
+        rows = await s.scalars(
+            select(Lineage.id).where(
+                Lineage.namespace == ".".join(ns), Lineage.operation == "topics"
+            )
+        )
+        return len(list(rows))
+
+
+async def _load_round(
+    database: Database,
+    embeddings: LocalEmbeddings,
+    conversations: list[Conversation],
+    turn: int,
+) -> tuple[dict[str, float], dict[str, int]]:
+    """One pass over the conversations, every way on each, rotating the order (from
+    ``turn``); returns each way's total seconds and topic runs.
+    """
     run = f"load-{uuid.uuid4().hex[:8]}"
-    totals = dict.fromkeys(LOADERS, 0.0)
     names = list(LOADERS)
+    totals, topics = dict.fromkeys(names, 0.0), dict.fromkeys(names, 0)
     for index, conversation in enumerate(conversations):
-        order = names[index % len(names) :] + names[: index % len(names)]
+        shift = (turn + index) % len(names)
+        order = names[shift:] + names[:shift]
         seconds: dict[str, float] = {}
         for name in order:
             memory = Memory(database, embeddings, config=ConstructionConfig())
@@ -125,18 +139,45 @@ async def load_part(
             await memory.aflush()
             seconds[name] = time.perf_counter() - start
             totals[name] += seconds[name]
+            topics[name] += await _topic_runs(database, ns)
         print(
             f"{conversation.sample_id}: {len(conversation.turns)} turns, "
             + ", ".join(f"{n} {seconds[n]:.2f} s" for n in names)
             + f" (order: {', '.join(order)})",
             flush=True,
         )
+    return totals, topics
+
+
+async def load_part(
+    database: Database,
+    embeddings: LocalEmbeddings,
+    conversations: list[Conversation],
+    repeats: int,
+) -> None:
+    """Part 1: the ways of loading, ``repeats`` passes; per-pass totals, then the median
+    and range of each way's total and of its ratio to each ``ingest_many``.
+    """
     turns = sum(len(c.turns) for c in conversations)
-    for name in names:
+    passes: list[dict[str, float]] = []
+    for repeat in range(repeats):
+        totals, topics = await _load_round(database, embeddings, conversations, repeat)
+        passes.append(totals)
         print(
-            f"{name:16s} {totals[name]:7.2f} s, {turns / totals[name]:5.1f} turns/s, "
-            f"{totals[name] / totals['ingest_many']:.2f}x ingest_many, "
-            f"{totals[name] / totals['ingest_many text']:.2f}x ingest_many text"
+            f"pass {repeat + 1}: "
+            + ", ".join(f"{n} {totals[n]:.2f} s ({topics[n]} topic runs)" for n in LOADERS),
+            flush=True,
+        )
+    for name in LOADERS:
+        seconds = [p[name] for p in passes]
+        ratios = [p[name] / p["ingest_many"] for p in passes]
+        due = [p[name] / p["ingest_many when due"] for p in passes]
+        print(
+            f"{name:20s} median {statistics.median(seconds):7.2f} s "
+            f"(range {min(seconds):.2f}..{max(seconds):.2f}), "
+            f"{turns / statistics.median(seconds):5.1f} turns/s, "
+            f"{statistics.median(ratios):.2f}x ingest_many ({min(ratios):.2f}..{max(ratios):.2f}), "
+            f"{statistics.median(due):.2f}x ingest_many when due ({min(due):.2f}..{max(due):.2f})"
         )
 
 
@@ -215,7 +256,7 @@ async def _run(args: argparse.Namespace) -> None:
     conversations = load_locomo(args.path)[: args.limit]
     print(f"{sum(len(c.turns) for c in conversations)} turns in {len(conversations)} conversations")
     if not args.skip_load:
-        await load_part(database, embeddings, conversations)
+        await load_part(database, embeddings, conversations, args.repeats)
     if args.calls:
         await load_calls_part(url, database, embeddings, conversations[0], args.calls, args.rounds)
 
@@ -230,6 +271,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N conversations only")
     parser.add_argument("--calls", type=int, default=60_000, help="concurrent calls (0: skip)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of calls")
+    parser.add_argument("--repeats", type=int, default=1, help="passes of the loading part")
     parser.add_argument("--skip-load", action="store_true", help="only the concurrent calls")
     asyncio.run(_run(parser.parse_args()))
 

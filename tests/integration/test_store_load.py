@@ -22,7 +22,7 @@ from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.storage import Database
 from langmemcore.storage.database import MAX_OVERFLOW
-from langmemcore.storage.models import ItemTask, Observation
+from langmemcore.storage.models import ItemTask, Lineage, Observation
 
 TEXTS = [
     f"Turn {i}: {who} talked about {topic} on day {i}."
@@ -143,6 +143,40 @@ async def test_a_batch_replacing_and_deleting_items_reconciles_memory(
     )
     expected = {f"item:k{i}": TEXTS[i] for i in (3, 4, 5, 6)} | {"item:k1": TEXTS[10]}
     assert await _observations(database, ns) == expected
+
+
+async def _topic_runs(database: Database, ns: tuple[str, ...]) -> int:
+    """Topic evolutions run in the namespace (one ``topics`` lineage row each)."""
+    async with database.session() as s:
+        rows = await s.scalars(
+            select(Lineage.id).where(
+                Lineage.namespace == ".".join(ns), Lineage.operation == "topics"
+            )
+        )
+        return len(list(rows))
+
+
+async def test_a_store_batch_evolves_topics_only_when_due(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    """Like single puts, and unlike a plain ``Memory.aingest_many`` (which evolves once
+    more at its end), a store batch evolves topics only after ``topic_every`` new notes.
+    """
+    rare = ConstructionConfig(topic_every=1_000, topic_min_size=2)
+    store = MemoryStore(Memory(database, embeddings, config=rare))
+    await store.abatch([PutOp(ns, f"k{i}", {"text": t}) for i, t in enumerate(TEXTS)])
+    await store.aflush()
+    assert await _topic_runs(database, ns) == 0
+    reference = (ns[0], f"{ns[1]}-ref")
+    observations = [ObservationIn(f"item:k{i}", t) for i, t in enumerate(TEXTS)]
+    await store.memory.aingest_many(reference, observations)
+    assert await _topic_runs(database, reference) == 1
+    often = (ns[0], f"{ns[1]}-often")
+    frequent = ConstructionConfig(topic_every=4, topic_min_size=2)
+    store = MemoryStore(Memory(database, embeddings, config=frequent))
+    await store.abatch([PutOp(often, f"k{i}", {"text": t}) for i, t in enumerate(TEXTS)])
+    await store.aflush()
+    assert await _topic_runs(database, often) >= 1
 
 
 async def test_background_puts_flush_with_progress(
