@@ -11,6 +11,8 @@ server in a temporary folder unless ``--url`` / ``DATABASE_URL``), with the same
   "time"}`` (the default ``index``: the speaker and time are read from the value), then
   every category 1-4 question through ``MemoryStore.asearch(query=..., limit=20)``; each
   item is one turn.
+- **store batch**: the same values, one ``MemoryStore.abatch`` of PutOps per conversation
+  (built in bulk), asked the same way.
 - **memory**: ``Memory.aingest_many`` of the same turns (speaker and event time given),
   then ``Memory.asearch(k=20)``; each note is expanded to its source turns.
 
@@ -33,6 +35,8 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from langgraph.store.base import PutOp
 
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.eval.locomo_eval import ingest_conversations
@@ -64,6 +68,17 @@ async def _load_store(
         ns = (prefix, conversation.sample_id)
         for turn in conversation.turns:
             await store.aput(ns, turn.dia_id, _value(turn))
+    await store.aflush()
+    return time.perf_counter() - start
+
+
+async def _load_store_batches(
+    store: MemoryStore, conversations: Sequence[Conversation], prefix: str
+) -> float:
+    start = time.perf_counter()
+    for conversation in conversations:
+        ns = (prefix, conversation.sample_id)
+        await store.abatch([PutOp(ns, t.dia_id, _value(t)) for t in conversation.turns])
     await store.aflush()
     return time.perf_counter() - start
 
@@ -124,6 +139,9 @@ async def _run(path: Path, limit: int | None, url: str | None) -> None:
     store = MemoryStore(Memory(database, embeddings))
     seconds = {"store": await _load_store(store, conversations, run + "-store")}
     print(f"store loaded in {seconds['store']:.0f} s")
+    batched = MemoryStore(Memory(database, embeddings))
+    seconds["store batch"] = await _load_store_batches(batched, conversations, run + "-batch")
+    print(f"store batch loaded in {seconds['store batch']:.0f} s")
     start = time.perf_counter()
     await ingest_conversations(memory, conversations, run + "-memory")
     await memory.aflush()
@@ -131,6 +149,7 @@ async def _run(path: Path, limit: int | None, url: str | None) -> None:
     print(f"memory loaded in {seconds['memory']:.0f} s")
     tables = {
         "store": await _ask_store(store, conversations, run + "-store"),
+        "store batch": await _ask_store(batched, conversations, run + "-batch"),
         "memory": await _ask_memory(memory, conversations, run + "-memory"),
     }
     start = time.perf_counter()
@@ -141,10 +160,11 @@ async def _run(path: Path, limit: int | None, url: str | None) -> None:
     print(_report(tables, seconds))
     top = max(DEFAULT_KS)
     memory_recall = tables["memory"].report()["overall"].recall[top]
-    for name in ("store", "store + evolve_topics"):
+    for name in ("store", "store batch", "store + evolve_topics"):
         gap = tables[name].report()["overall"].recall[top] - memory_recall
         print(f"R@{top} {name} - memory: {gap:+.1f} points")
     await store.aclose()
+    await batched.aclose()
     await database.dispose()
 
 

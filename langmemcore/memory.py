@@ -178,6 +178,7 @@ class Memory:
         *,
         batch_size: int = 64,
         progress: ProgressLike = None,
+        evolve_at_end: bool = True,
     ) -> IngestReport:
         """Remember many observations in order, batching embeddings.
 
@@ -192,6 +193,7 @@ class Memory:
             batch_size: Observations drafted (and embedded) per batch; the first batches
                 are smaller (8, 16, 32, ...) so that applying starts early.
             progress: ``True`` for a progress bar on stderr, or a ``(done, total)`` callback.
+            evolve_at_end: ``False``: topics evolve only as due, as :meth:`aingest` does.
         """
         ns = validate_namespace(namespace)
         check_count(batch_size, "batch_size", minimum=1)
@@ -215,7 +217,7 @@ class Memory:
             async with aclosing(bulk.batches()) as batches:
                 async for results in batches:
                     await self._formal_layer.after_write(ns, results)
-            topics = await bulk.finish()
+            topics = await bulk.finish() if evolve_at_end else []
         return IngestReport(tuple(bulk.results), tuple(topics), usage)
 
     async def aevolve_topics(self, namespace: Sequence[str]) -> TopicSummary:

@@ -192,12 +192,16 @@ class Database:
     Attributes:
         url: The resolved ``postgresql+psycopg://`` URL.
         embedded: Whether the URL points at the embedded server this process started.
-        pool_size: Connections kept per event loop.
+        pool_size: Connections kept per event loop (and up to ``MAX_OVERFLOW`` more
+            when all are busy).
+        pool_timeout: Seconds an operation waits for a free connection before it fails
+            with :class:`DatabaseUnavailableError`.
     """
 
     url: str
     embedded: bool = False
     pool_size: int = 5
+    pool_timeout: float = 30.0
     _engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncEngine] = field(
         default_factory=weakref.WeakKeyDictionary, repr=False
     )
@@ -224,6 +228,7 @@ class Database:
                 self.url,
                 pool_size=self.pool_size,
                 max_overflow=MAX_OVERFLOW,
+                pool_timeout=self.pool_timeout,
                 connect_args={"options": SESSION_OPTIONS},
                 **({"isolation_level": "AUTOCOMMIT"} if autocommit else {}),
             )

@@ -174,18 +174,36 @@ async def run_gets(
     return results
 
 
-async def search_plain(repo: Repository, op: SearchOp, *, omit_expired: bool) -> list[SearchItem]:
-    """A search without query: filter, most recently updated first, limit / offset."""
-    rows = await repo.search_items(
-        tuple(op.namespace_prefix),
-        op.filter,
-        limit=op.limit,
-        offset=op.offset,
-        omit_expired=omit_expired,
-    )
-    if op.refresh_ttl and rows:
-        await repo.refresh_item_ttl([(decode_namespace(r.namespace), r.key) for r in rows])
-    return [to_item(r, search=True) for r in rows]  # type: ignore[misc]
+async def search_plain(
+    repo: Repository, ops: Sequence[tuple[int, SearchOp]], *, omit_expired: bool
+) -> dict[int, list[SearchItem]]:
+    """Searches without query: filter, most recently updated first, limit / offset.
+
+    Identical searches are run once (each still gets items of its own); the TTL of the
+    items found by the searches asking for it is refreshed in one statement after them.
+    """
+    found: dict[str, list[ItemRow]] = {}
+    results: dict[int, list[SearchItem]] = {}
+    refresh: dict[ItemRef, None] = {}
+    for index, op in ops:
+        signature = json.dumps(
+            [list(op.namespace_prefix), op.filter, op.limit, op.offset], sort_keys=True
+        )
+        rows = found.get(signature)
+        if rows is None:
+            rows = found[signature] = await repo.search_items(
+                tuple(op.namespace_prefix),
+                op.filter,
+                limit=op.limit,
+                offset=op.offset,
+                omit_expired=omit_expired,
+            )
+        if op.refresh_ttl:
+            refresh.update(((decode_namespace(r.namespace), r.key), None) for r in rows)
+        results[index] = [to_item(r, search=True) for r in rows]  # type: ignore[misc]
+    if refresh:
+        await repo.refresh_item_ttl(list(refresh))
+    return results
 
 
 async def list_namespaces(

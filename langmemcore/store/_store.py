@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, cast
@@ -35,6 +34,7 @@ from langgraph.store.base import (
 
 from langmemcore._bridge import run_sync, sync_twin
 from langmemcore._errors import ConfigurationError
+from langmemcore._progress import ProgressLike
 from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.embeddings import EmbeddingsLike, embedding_dims
 from langmemcore.formal.config import FormalConfig
@@ -43,9 +43,11 @@ from langmemcore.profiles.profile import Profile
 from langmemcore.storage.items import ItemRef
 from langmemcore.storage.repository import Repository
 from langmemcore.store._checked import CheckedNamespaces, running_loop
+from langmemcore.store._coalesce import Coalescer
 from langmemcore.store._feedback import settle_items
 from langmemcore.store._index import IndexSpec, index_spec
 from langmemcore.store._ops import (
+    PreparedPut,
     apply_puts,
     check_op,
     list_namespaces,
@@ -53,14 +55,16 @@ from langmemcore.store._ops import (
     run_gets,
     search_plain,
 )
-from langmemcore.store._tasks import process_task, search_by_query
+from langmemcore.store._queue import ItemQueue
+from langmemcore.store._tasks import search_by_query
 from langmemcore.store._ttl import SweeperFuture, SweeperStop, TTLSweeper
 
 __all__ = ["MemoryStore"]
 
-_log = logging.getLogger("langmemcore.store")
-
 IndexArg = Mapping[str, Any] | Literal[False] | None
+
+MAX_BATCH_OPS = 10_000
+"""Operations of concurrent calls run together in one batch, at most."""
 
 
 class MemoryStore(CheckedNamespaces, BaseStore):
@@ -102,11 +106,10 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         self.index: IndexSpec = index_spec(index)
         self._index_arg = index
         self.ttl_config = TTLConfig(**ttl) if ttl else None
-        self.background = background
+        self._queue = ItemQueue(memory, self.index, background=background)
         self._sweeper = TTLSweeper(self.sweep_ttl)
         self._loop = running_loop()
-        self._workers: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
-        self._resumed = False
+        self._coalescers: dict[asyncio.AbstractEventLoop, Coalescer] = {}
 
     @functools.cached_property
     def index_config(self) -> IndexConfig | None:
@@ -158,7 +161,7 @@ class MemoryStore(CheckedNamespaces, BaseStore):
             llm_config=llm_config,
         )
         store = cls(memory, index=index, ttl=ttl, background=background)
-        await store._resume()
+        await store._queue.resume()
         return store
 
     open = classmethod(sync_twin(aopen))
@@ -176,22 +179,42 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         """Run operations: reads first (on the state before the batch), then the puts
         in one transaction, then construction for the items whose text changed.
 
+        Batches that arrive together (from concurrent tasks) run as one (see
+        :mod:`langmemcore.store._coalesce`): their puts are written in one transaction
+        and constructed together, each item with its own speaker and time.
+
         Raises:
             InvalidNamespaceError: A namespace breaks LangGraph's rules.
             InvalidInputError: A value that cannot be stored (not a dict, not JSON, NUL
                 bytes, indexed text over ``max_observation_chars``), an unknown op.
-            DatabaseUnavailableError: The database cannot be reached; nothing was written.
+            DatabaseUnavailableError: The database cannot be reached, or no connection
+                came free within ``Database.pool_timeout``; nothing was written.
         """
         ops = list(ops)
         for op in ops:
             check_op(op)
-        if not self._resumed:
-            await self._resume()
         puts = prepare_puts(
             [op for op in ops if isinstance(op, PutOp)],
             self.index,
             self.memory.config.max_observation_chars,
         )
+        loop = asyncio.get_running_loop()
+        coalescer = self._coalescers.get(loop)
+        if coalescer is None:
+            coalescer = Coalescer(self._execute, self._queue.construct, max_ops=MAX_BATCH_OPS)
+            self._coalescers[loop] = coalescer
+        return await coalescer.submit(ops, puts)
+
+    async def _execute(
+        self, ops: Sequence[Op], puts: Sequence[PreparedPut]
+    ) -> tuple[list[Result], list[ItemRef]]:
+        """Run checked ops: searches by query, then one transaction for the other reads
+        and the puts.
+
+        Returns:
+            The results in op order, and the items queued for construction.
+        """
+        await self._queue.resume()
         results: list[Result] = [None] * len(ops)
         omit = self._omit_expired
         for i, op in enumerate(ops):
@@ -202,68 +225,38 @@ class MemoryStore(CheckedNamespaces, BaseStore):
             if gets:
                 for i, item in (await run_gets(repo, gets, omit_expired=omit)).items():
                     results[i] = item
+            plain = [
+                (i, op)
+                for i, op in enumerate(ops)
+                if isinstance(op, SearchOp) and not (op.query and self.index.enabled)
+            ]
+            if plain:
+                for i, found in (await search_plain(repo, plain, omit_expired=omit)).items():
+                    results[i] = found
             for i, op in enumerate(ops):
-                if isinstance(op, SearchOp) and not (op.query and self.index.enabled):
-                    results[i] = await search_plain(repo, op, omit_expired=omit)
-                elif isinstance(op, ListNamespacesOp):
+                if isinstance(op, ListNamespacesOp):
                     results[i] = await list_namespaces(repo, op, omit_expired=omit)
             queued = await apply_puts(repo, puts)
-        if queued:
-            await self._construct(queued)
-        return results
+        return results, queued
 
-    async def _construct(self, queued: list[ItemRef]) -> None:
-        if self.background:
-            self._kick()
-            return
-        for pair in queued:
-            try:
-                await process_task(self.memory, self.index, pair)
-            except Exception:
-                _log.exception("construction of item %s failed; it stays queued", pair)
+    @property
+    def background(self) -> bool:
+        """Whether construction runs after ``put`` returns (``flush()`` waits for it)."""
+        return self._queue.background
 
-    async def _resume(self) -> None:
-        """Start working off tasks left queued in the database (by any process)."""
-        self._resumed = True
-        async with Repository.open(self.memory.database) as repo:
-            pending = await repo.pending_item_tasks()
-        if pending:
-            self._kick()
-
-    def _kick(self) -> None:
-        loop = asyncio.get_running_loop()
-        worker = self._workers.get(loop)
-        if worker is None or worker.done():
-            self._workers[loop] = loop.create_task(self._drain())
-
-    async def _drain(self) -> None:
-        while True:
-            try:
-                if not await process_task(self.memory, self.index):
-                    return
-            except Exception:
-                _log.exception("background construction failed; its item stays queued")
-                return
-
-    async def aflush(self) -> None:
+    async def aflush(self, *, progress: ProgressLike = None) -> None:
         """Wait until every queued item is reconciled with memory (this process's
         background work, then whatever is still queued in the database).
-        """
-        loop = asyncio.get_running_loop()
-        worker = self._workers.get(loop)
-        if worker is not None:
-            await worker
-        for _attempt in range(10_000):
-            if not await process_task(self.memory, self.index):
-                async with Repository.open(self.memory.database) as repo:
-                    if not await repo.pending_item_tasks():
-                        break
-                await asyncio.sleep(0.05)
-        await self.memory.aflush()
 
-    def flush(self) -> None:
+        Args:
+            progress: ``True`` for a progress bar on stderr, or a ``(done, total)``
+                callback called as queued items are reconciled.
+        """
+        await self._queue.flush(progress)
+
+    def flush(self, *, progress: ProgressLike = None) -> None:
         """Sync twin of :meth:`aflush`."""
-        run_sync(self.aflush())
+        run_sync(self.aflush(progress=progress))
 
     async def asweep_ttl(self) -> int:
         """Delete expired items now and queue the repair of their memory.
@@ -277,7 +270,7 @@ class MemoryStore(CheckedNamespaces, BaseStore):
             if indexed:
                 await repo.queue_item_tasks(indexed)
         if indexed:
-            await self._construct(indexed)
+            await self._queue.construct(indexed)
         return len(gone)
 
     def sweep_ttl(self) -> int:

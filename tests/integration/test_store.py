@@ -217,7 +217,7 @@ async def test_background_construction_resumes_in_the_next_store(
 ) -> None:
     first = MemoryStore(Memory(database, embeddings), background=True)
     await first.aput(ns, "adopt", {"text": ADOPTION})
-    for worker in first._workers.values():
+    for worker in first._queue.workers.values():
         worker.cancel()  # the process "exits" before construction ran
     state = await _state(database, ns)
     assert state["tasks"] == 1 and state["observations"] == set()

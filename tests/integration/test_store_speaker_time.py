@@ -1,7 +1,8 @@
 """MemoryStore puts carry a speaker and an event time like ``Memory.ingest``: read from the
 value's fields (``speaker`` / ``time``, LangChain messages, langmem's ``{"kind",
 "content"}``, or the fields the ``index`` mapping names), the put's time otherwise; the
-speaker and time channels then find the items. Bad values raise; settings given to
+speaker and time channels then find the items. A batch, concurrent puts and background puts
+(built together in bulk) give each item its own. Bad values raise; settings given to
 ``MemoryStore.aopen`` reach the memory it builds; ``index_config`` as LangGraph's stores.
 """
 
@@ -128,6 +129,70 @@ async def test_each_value_shape_gives_the_observation_its_speaker_and_time(
     assert observation.content == PAINTED
     assert observation.speaker == speaker
     assert observation.event_time == (item.updated_at if when is None else when)
+
+
+BULK_SHAPES = [shape for shape in SHAPES if shape[2] is None]
+"""The value shapes that the default index settings read (one store takes them all)."""
+
+
+async def _bulk_attributions(database: Database, store: MemoryStore, ns: tuple[str, ...]) -> None:
+    """Each item put by the batch or the concurrent puts has its own speaker and time."""
+    for name, value, _index, speaker, when in BULK_SHAPES:
+        observation = await _observation(database, ns, name)
+        item = await store.aget(ns, name)
+        assert item is not None and item.value == value
+        assert observation.content == PAINTED, name
+        assert observation.speaker == speaker, name
+        assert observation.event_time == (item.updated_at if when is None else when), name
+
+
+async def test_a_batch_gives_each_item_its_own_speaker_and_time(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(_memory(database, embeddings))
+    await store.abatch([PutOp(ns, name, value) for name, value, *_ in BULK_SHAPES])
+    await _bulk_attributions(database, store, ns)
+
+
+async def test_concurrent_puts_give_each_item_its_own_speaker_and_time(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(_memory(database, embeddings))
+    await asyncio.gather(*(store.aput(ns, name, value) for name, value, *_ in BULK_SHAPES))
+    await _bulk_attributions(database, store, ns)
+
+
+async def test_background_puts_give_each_item_its_own_speaker_and_time(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(_memory(database, embeddings), background=True)
+    await asyncio.gather(*(store.aput(ns, name, value) for name, value, *_ in BULK_SHAPES))
+    await store.aflush()
+    await _bulk_attributions(database, store, ns)
+
+
+async def test_a_batch_rebuilds_only_the_items_whose_speaker_or_time_changed(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(_memory(database, embeddings), index={"fields": ["text"]})
+    first = {"text": PAINTED, "speaker": "Mel", "time": "2023-05-08T13:56Z"}
+    await store.abatch([PutOp(ns, k, first) for k in ("same", "renamed", "redated")])
+    before = {k: (await _observation(database, ns, k)).id for k in ("same", "renamed", "redated")}
+    await store.abatch(
+        [
+            PutOp(ns, "same", {**first, "tags": ["art"]}),
+            PutOp(ns, "renamed", {**first, "speaker": "Melanie"}),
+            PutOp(ns, "redated", {**first, "time": "2023-06-08T13:56Z"}),
+        ]
+    )
+    same, renamed, redated = [
+        await _observation(database, ns, k) for k in ("same", "renamed", "redated")
+    ]
+    assert same.id == before["same"]
+    assert renamed.id != before["renamed"] and renamed.speaker == "Melanie"
+    assert renamed.event_time == MAY_8
+    assert redated.id != before["redated"] and redated.speaker == "Mel"
+    assert redated.event_time == datetime(2023, 6, 8, 13, 56, tzinfo=UTC)
 
 
 async def test_speaker_and_time_channels_find_the_items(

@@ -84,7 +84,8 @@ def test_upsert_keeps_created_at_and_task_requeue_bumps_version() -> None:
     assert "ON CONFLICT (namespace, key) DO UPDATE" in text
     assert "created_at" not in text.split("DO UPDATE")[1]
     assert "version = (item_tasks.version + 1)" in sql(q.enqueue_tasks([("a", "k")]))
-    assert "FOR UPDATE SKIP LOCKED" in sql(q.claim_task())
+    assert "FOR UPDATE SKIP LOCKED" in sql(q.claim_tasks(None, 10))
+    assert "item_tasks.version" in sql(q.finish_tasks([("a", "k", 1)]))
 
 
 def test_check_value_refuses_what_cannot_round_trip() -> None:

@@ -9,7 +9,7 @@ in ``put`` only, not in ``batch``). Reads hand back ORM
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from langmemcore._namespace import decode_namespace, encode_namespace, encode_prefix
 from langmemcore.storage._session import SessionBound
@@ -32,12 +32,23 @@ class ItemWrite(NamedTuple):
     ttl_minutes: float | None
 
 
+CHUNK = 2_000
+"""Items or tasks per statement where each takes bind values of its own (Postgres binds
+at most 65,535 values in one statement)."""
+
+T = TypeVar("T")
+
+
 def _item_namespace(namespace: Sequence[str]) -> str:
     return encode_namespace(namespace, reserved_root=True)
 
 
 def _encoded(refs: Sequence[ItemRef]) -> list[tuple[str, str]]:
     return [(_item_namespace(namespace), key) for namespace, key in refs]
+
+
+def _chunks(rows: Sequence[T]) -> list[Sequence[T]]:
+    return [rows[i : i + CHUNK] for i in range(0, len(rows), CHUNK)]
 
 
 class ItemAccess(SessionBound):
@@ -106,14 +117,18 @@ class ItemAccess(SessionBound):
 
     async def item_index_texts(self, refs: Sequence[ItemRef]) -> dict[ItemRef, str | None]:
         """Indexed texts of the items that exist among ``refs``."""
-        rows = await self._rows(q.index_texts(_encoded(refs)))
-        return {(decode_namespace(r.namespace), r.key): r.index_text for r in rows}
+        texts: dict[ItemRef, str | None] = {}
+        for chunk in _chunks(refs):
+            for r in await self._rows(q.index_texts(_encoded(chunk))):
+                texts[(decode_namespace(r.namespace), r.key)] = r.index_text
+        return texts
 
     async def refresh_item_ttl(self, refs: Sequence[ItemRef]) -> None:
         """Restart the TTL clock of the items among ``refs`` that have one and have not
         expired (an expired item stays expired until it is swept).
         """
-        await self._run(q.refresh_ttl(_encoded(refs)))
+        for chunk in _chunks(refs):
+            await self._run(q.refresh_ttl(_encoded(chunk)))
 
     async def write_items(self, items: Sequence[ItemWrite]) -> None:
         """Insert or replace items."""
@@ -131,22 +146,27 @@ class ItemAccess(SessionBound):
 
     async def queue_item_tasks(self, refs: Sequence[ItemRef]) -> None:
         """Queue items for memory maintenance (a re-queue bumps the task's version)."""
-        await self._run(q.enqueue_tasks(_encoded(refs)))
+        for chunk in _chunks(refs):
+            await self._run(q.enqueue_tasks(_encoded(chunk)))
 
-    async def claim_item_task(self, ref: ItemRef | None = None) -> tuple[ItemRef, int] | None:
-        """Lock the oldest unclaimed task (or ``ref``'s) until the transaction ends;
-        returns its item and version, or ``None`` when there is none free.
+    async def claim_item_tasks(
+        self, refs: Sequence[ItemRef] | None = None, *, limit: int
+    ) -> list[tuple[ItemRef, int]]:
+        """Lock up to ``limit`` of the oldest unclaimed tasks (of ``refs`` only, when
+        given) until the transaction ends; returns each one's item and version (none:
+        nothing free to claim).
         """
-        pair = None if ref is None else _encoded([ref])[0]
-        row = (await self._rows(q.claim_task(pair))).first()
-        if row is None:
-            return None
-        return (decode_namespace(row.namespace), row.key), int(row.version)
+        pairs = None if refs is None else _encoded(refs)
+        rows = await self._rows(q.claim_tasks(pairs, limit))
+        return [((decode_namespace(r.namespace), r.key), int(r.version)) for r in rows]
 
-    async def finish_item_task(self, ref: ItemRef, version: int) -> None:
-        """Clear the item's task, unless it was re-queued since it was claimed."""
-        ((namespace, key),) = _encoded([ref])
-        await self._run(q.finish_task(namespace, key, version))
+    async def finish_item_tasks(self, claimed: Sequence[tuple[ItemRef, int]]) -> None:
+        """Clear the claimed tasks (item, version claimed), except those re-queued since."""
+        for chunk in _chunks(claimed):
+            encoded = _encoded([ref for ref, _version in chunk])
+            versions = [version for _ref, version in chunk]
+            rows = [(n, k, v) for (n, k), v in zip(encoded, versions, strict=True)]
+            await self._run(q.finish_tasks(rows))
 
     async def pending_item_tasks(self) -> int:
         """How many item tasks are queued."""

@@ -13,14 +13,22 @@ from __future__ import annotations
 
 import json
 import re
+import typing
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    Float,
+    Insert,
+    Select,
+    Table,
     Text,
     and_,
+    any_,
     cast,
+    column,
     delete,
     false,
     func,
@@ -40,14 +48,14 @@ from langmemcore.storage.models import (
     Item,
     ItemTask,
 )
-from langmemcore.storage.prepared import Prepared
+from langmemcore.storage.prepared import Prepared, float_array, text_array, text_param
 
 __all__ = [
-    "claim_task",
+    "claim_tasks",
     "delete_items",
     "enqueue_tasks",
     "filter_condition",
-    "finish_task",
+    "finish_tasks",
     "get_items",
     "index_text_of",
     "index_texts",
@@ -127,12 +135,18 @@ def filter_condition(filter: Mapping[str, Any] | None) -> ColumnElement[bool]:
     return and_(true(), *(_match(Item.value[str(k)], v) for k, v in filter.items()))
 
 
-def get_items(namespace: str, keys: Sequence[str], *, omit_expired: bool = False) -> Prepared:
-    """Items of one namespace by key."""
-    stmt = select(Item).where(
-        Item.namespace == namespace, Item.key.in_(list(keys)), _not_expired(omit_expired)
+@cache
+def _get_items(omit_expired: bool) -> Select[Item]:
+    return select(Item).where(
+        Item.namespace == text_param("namespace"),
+        Item.key == any_(text_array("keys")),
+        _not_expired(omit_expired),
     )
-    return Prepared(stmt, {})
+
+
+def get_items(namespace: str, keys: Sequence[str], *, omit_expired: bool = False) -> Prepared:
+    """Items of one namespace by key (the statement is built once; keys as an array)."""
+    return Prepared(_get_items(omit_expired), {"namespace": namespace, "keys": list(keys)})
 
 
 def items_by_keys(
@@ -182,27 +196,39 @@ def index_texts(pairs: Sequence[tuple[str, str]]) -> Prepared:
     return Prepared(stmt, {})
 
 
-def upsert_items(rows: Sequence[Mapping[str, Any]]) -> Prepared:
-    """Insert or replace items; ``created_at`` survives a replace (like ``PostgresStore``).
-
-    Each row carries ``namespace``, ``key``, ``value``, ``index_text`` and ``ttl_minutes``.
-    """
-    values = [
-        {
-            "namespace": r["namespace"],
-            "key": r["key"],
-            "value": r["value"],
-            "value_text": json.dumps(r["value"]),
-            "index_text": r["index_text"],
-            "ttl_minutes": r["ttl_minutes"],
-            "expires_at": (
-                None if r["ttl_minutes"] is None else _expiry(literal(float(r["ttl_minutes"])))
-            ),
-        }
-        for r in rows
-    ]
-    stmt = pg_insert(Item).values(values)
-    stmt = stmt.on_conflict_do_update(
+@cache
+def _upsert_items() -> Insert:
+    rows = (
+        func.unnest(
+            text_array("namespaces"),
+            text_array("keys"),
+            text_array("value_texts"),
+            text_array("index_texts"),
+            float_array("ttls"),
+        )
+        .table_valued(
+            column("namespace", Text),
+            column("key", Text),
+            column("value_text", Text),
+            column("index_text", Text),
+            column("ttl_minutes", Float),
+        )
+        .render_derived(name="put")
+    )
+    items = typing.cast(Table, Item.__table__)
+    stmt = pg_insert(items).from_select(
+        ["namespace", "key", "value", "value_text", "index_text", "ttl_minutes", "expires_at"],
+        select(
+            rows.c.namespace,
+            rows.c.key,
+            cast(rows.c.value_text, JSONB),
+            rows.c.value_text,
+            rows.c.index_text,
+            rows.c.ttl_minutes,
+            _expiry(rows.c.ttl_minutes),
+        ),
+    )
+    return stmt.on_conflict_do_update(
         index_elements=[Item.namespace, Item.key],
         set_={
             "value": stmt.excluded.value,
@@ -213,7 +239,22 @@ def upsert_items(rows: Sequence[Mapping[str, Any]]) -> Prepared:
             "updated_at": func.now(),
         },
     )
-    return Prepared(stmt, {})
+
+
+def upsert_items(rows: Sequence[Mapping[str, Any]]) -> Prepared:
+    """Insert or replace items; ``created_at`` survives a replace (like ``PostgresStore``).
+
+    Each row carries ``namespace``, ``key``, ``value``, ``index_text`` and ``ttl_minutes``;
+    the statement is built once and takes the rows as arrays.
+    """
+    params = {
+        "namespaces": [r["namespace"] for r in rows],
+        "keys": [r["key"] for r in rows],
+        "value_texts": [json.dumps(r["value"]) for r in rows],
+        "index_texts": [r["index_text"] for r in rows],
+        "ttls": [None if r["ttl_minutes"] is None else float(r["ttl_minutes"]) for r in rows],
+    }
+    return Prepared(_upsert_items(), params)
 
 
 def delete_items(namespace: str, keys: Sequence[str]) -> Prepared:
@@ -236,23 +277,25 @@ def enqueue_tasks(pairs: Sequence[tuple[str, str]]) -> Prepared:
     return Prepared(stmt, {})
 
 
-def claim_task(pair: tuple[str, str] | None = None) -> Prepared:
-    """Lock the oldest unclaimed task (or the given item's); skips tasks others hold."""
+def claim_tasks(pairs: Sequence[tuple[str, str]] | None, limit: int) -> Prepared:
+    """Lock up to ``limit`` of the oldest tasks (of ``pairs`` only, when given); skips
+    tasks others hold.
+    """
     stmt = select(ItemTask.namespace, ItemTask.key, ItemTask.version)
-    if pair is not None:
-        stmt = stmt.where(ItemTask.namespace == pair[0], ItemTask.key == pair[1])
+    if pairs is not None:
+        stmt = stmt.where(tuple_(ItemTask.namespace, ItemTask.key).in_([tuple(p) for p in pairs]))
     stmt = (
         stmt.order_by(ItemTask.created_at, ItemTask.namespace, ItemTask.key)
-        .limit(1)
+        .limit(limit)
         .with_for_update(skip_locked=True)
     )
     return Prepared(stmt, {})
 
 
-def finish_task(namespace: str, key: str, version: int) -> Prepared:
-    """Clear a task, unless it was re-queued since it was claimed."""
+def finish_tasks(claimed: Sequence[tuple[str, str, int]]) -> Prepared:
+    """Clear tasks by (namespace, key, version claimed), except those re-queued since."""
     stmt = delete(ItemTask).where(
-        ItemTask.namespace == namespace, ItemTask.key == key, ItemTask.version == version
+        tuple_(ItemTask.namespace, ItemTask.key, ItemTask.version).in_([tuple(c) for c in claimed])
     )
     return Prepared(stmt, {})
 

@@ -115,6 +115,15 @@ class NoteAccess(LineageAccess):
         prepared = nq.observation_by_key(encode_namespace(namespace), key)
         return (await self._scalars(prepared)).one_or_none()
 
+    async def observations(
+        self, namespace: Sequence[str], keys: Sequence[str]
+    ) -> dict[str, Observation]:
+        """The observations stored under ``keys``, by key (missing keys left out)."""
+        if not keys:
+            return {}
+        prepared = nq.observations_by_keys(encode_namespace(namespace), keys)
+        return {o.key: o for o in await self._scalars(prepared)}
+
     async def observation_hashes(
         self, namespace: Sequence[str], keys: Sequence[str]
     ) -> dict[str, str]:

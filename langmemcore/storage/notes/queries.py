@@ -19,6 +19,7 @@ from sqlalchemy import (
     Insert,
     Select,
     Update,
+    any_,
     bindparam,
     func,
     insert,
@@ -57,6 +58,7 @@ __all__ = [
     "notes_by_ids",
     "observation_by_key",
     "observation_hashes",
+    "observations_by_keys",
     "rewrite_note",
     "source_ids_of_note",
     "sources_of_notes",
@@ -239,6 +241,19 @@ def observation_by_key(namespace: str, key: str) -> Prepared:
     return Prepared(
         select(Observation).where(Observation.namespace == namespace, Observation.key == key), {}
     )
+
+
+@cache
+def _observations_by_keys() -> Select[Any]:
+    return select(Observation).where(
+        Observation.namespace == text_param("namespace"),
+        Observation.key == any_(text_array("keys")),
+    )
+
+
+def observations_by_keys(namespace: str, keys: Sequence[str]) -> Prepared:
+    """The observations stored under ``keys`` (built once; the keys travel as an array)."""
+    return Prepared(_observations_by_keys(), {"namespace": namespace, "keys": list(keys)})
 
 
 def observation_hashes(namespace: str, keys: Sequence[str]) -> Prepared:
