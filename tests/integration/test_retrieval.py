@@ -405,7 +405,7 @@ async def test_steps_a_search_does_not_run_are_not_visited(
         )
         return [node for update in [u async for u in steps] for node in update]
 
-    lean = RetrievalConfig(llm_only=("topic", "neighbour", "loop"))
+    lean = RetrievalConfig(llm_only=("topic", "neighbour", "loop", "propagation"))
     offline = RetrievalContext(database, embeddings, lean)
     nodes = await visited(offline)
     assert "expand" not in nodes and "sufficiency" not in nodes
