@@ -22,6 +22,7 @@ import numpy.typing as npt
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Computed,
     DateTime,
     Float,
@@ -49,6 +50,9 @@ __all__ = [
     "NoteKeyword",
     "NoteSource",
     "Observation",
+    "ProfileStatement",
+    "ProfileValue",
+    "ProfileValueSource",
     "QueryLog",
     "Topic",
     "TopicKeyword",
@@ -330,3 +334,63 @@ class ItemTask(Base):
     key: Mapped[str] = mapped_column(Text, primary_key=True)
     version: Mapped[int] = mapped_column(BigInteger, server_default="1")
     created_at: Mapped[datetime] = mapped_column(server_default=func.clock_timestamp())
+
+
+class ProfileStatement(Base):
+    """One thing an observation states about a subject's aspect (immutable, like its
+    observation; deleted with it).
+    """
+
+    __tablename__ = "profile_statements"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    namespace: Mapped[str] = mapped_column(Text)
+    observation_id: Mapped[int] = mapped_column(ForeignKey("observations.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    subject: Mapped[str] = mapped_column(Text)
+    subject_key: Mapped[str] = mapped_column(Text)
+    aspect: Mapped[str] = mapped_column(String(32))
+    value: Mapped[str] = mapped_column(Text)
+    value_key: Mapped[str] = mapped_column(Text)
+    ended: Mapped[bool] = mapped_column(Boolean)
+    change: Mapped[bool] = mapped_column(Boolean)
+    stated_at: Mapped[datetime]
+
+
+class ProfileValue(Base):
+    """A value of a subject's aspect, replayed from the statements of its chain."""
+
+    __tablename__ = "profile_values"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    namespace: Mapped[str] = mapped_column(Text)
+    subject: Mapped[str] = mapped_column(Text)
+    subject_key: Mapped[str] = mapped_column(Text)
+    aspect: Mapped[str] = mapped_column(String(32))
+    position: Mapped[int] = mapped_column(Integer)
+    value: Mapped[str] = mapped_column(Text)
+    value_key: Mapped[str] = mapped_column(Text)
+    first_time: Mapped[datetime]
+    last_time: Mapped[datetime]
+    current: Mapped[bool] = mapped_column(Boolean)
+    ended_at: Mapped[datetime | None]
+    end: Mapped[str | None] = mapped_column(String(16))
+    replaced_by: Mapped[int | None] = mapped_column(
+        ForeignKey("profile_values.id", ondelete="SET NULL")
+    )
+
+
+class ProfileValueSource(Base):
+    """An observation that states (or ends) a profile value."""
+
+    __tablename__ = "profile_value_sources"
+
+    namespace: Mapped[str] = mapped_column(Text)
+    value_id: Mapped[int] = mapped_column(
+        ForeignKey("profile_values.id", ondelete="CASCADE"), primary_key=True
+    )
+    observation_id: Mapped[int] = mapped_column(
+        ForeignKey("observations.id", ondelete="CASCADE"), primary_key=True
+    )
+    role: Mapped[str] = mapped_column(String(8), primary_key=True)
+    stated_at: Mapped[datetime]

@@ -4,7 +4,8 @@ and lineage (:mod:`~langmemcore.storage.notes`), keywords and topics
 (:mod:`~langmemcore.storage.search`), MRAgent's graph walk
 (:mod:`~langmemcore.storage.traversal`), the store's items
 (:mod:`~langmemcore.storage.items`), the formal layer's reads and writes
-(:mod:`~langmemcore.storage.formal`) and the evaluation's reads
+(:mod:`~langmemcore.storage.formal`), the semantic layer's profiles
+(:mod:`~langmemcore.storage.profiles`) and the evaluation's reads
 (:mod:`~langmemcore.storage.stats`).
 
 A :class:`Repository` is bound to one ``AsyncSession`` (one transaction); open it with
@@ -21,6 +22,7 @@ from langmemcore.storage.database import Database
 from langmemcore.storage.formal.access import FormalAccess
 from langmemcore.storage.items import ItemAccess
 from langmemcore.storage.notes import NoteAccess
+from langmemcore.storage.profiles import ProfileAccess
 from langmemcore.storage.search import SearchAccess
 from langmemcore.storage.stats import EvalReads
 from langmemcore.storage.topics import TopicAccess
@@ -30,7 +32,14 @@ __all__ = ["Repository"]
 
 
 class Repository(
-    NoteAccess, TopicAccess, SearchAccess, TraversalAccess, ItemAccess, FormalAccess, EvalReads
+    NoteAccess,
+    TopicAccess,
+    SearchAccess,
+    TraversalAccess,
+    ItemAccess,
+    FormalAccess,
+    ProfileAccess,
+    EvalReads,
 ):
     """Namespace-scoped data access within one transaction.
 

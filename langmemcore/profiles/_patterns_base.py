@@ -1,0 +1,97 @@
+"""The shapes of the offline profile patterns and the word lists they are built from."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "DIETS",
+    "JOBBED",
+    "PETS",
+    "VALUE",
+    "VEHICLES",
+    "Owned",
+    "Pattern",
+    "alt",
+    "pattern",
+]
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One predicate form of an aspect.
+
+    Attributes:
+        aspect: The aspect it states.
+        regex: Compiled pattern matched at the predicate's start; group ``value`` holds
+            the value when the pattern has one.
+        kind: How the value is cut and normalised: ``"name"`` (a capitalised run),
+            ``"phrase"`` (a short noun phrase), ``"verb"`` (a short verb phrase), ``"fixed"``
+            (lowercased as captured).
+        ended: The predicate ends a value ("quit my job", "broke up").
+        change: The wording marks a change ("moved to", "got a job at").
+        fixed: The value when the pattern's value group takes no part ("I quit my job").
+    """
+
+    aspect: str
+    regex: re.Pattern[str]
+    kind: str
+    ended: bool = False
+    change: bool = False
+    fixed: str = ""
+
+
+@dataclass(frozen=True)
+class Owned:
+    """A possessive form ("my dog Max", "Nadia's husband Tom") of an aspect.
+
+    Attributes:
+        aspect: The aspect it states.
+        regex: Compiled pattern matched right after an owner (``my``, ``our``,
+            ``Name's``); groups ``noun`` (the relation or animal) and ``name`` (optional).
+        named_only: Only a named form states something ("my wife Sarah", not "my wife").
+        with_noun: The value keeps the noun ("dog Max", "sister Ana"); else the name alone.
+    """
+
+    aspect: str
+    regex: re.Pattern[str]
+    named_only: bool
+    with_noun: bool
+
+
+def alt(words: str) -> str:
+    """A non-capturing alternation of the ``|``-free, comma-separated forms in `words`."""
+    return "(?:" + "|".join(form.strip() for form in words.split(",") if form.strip()) + ")"
+
+
+def pattern(
+    aspect: str,
+    regex: str,
+    kind: str = "phrase",
+    *,
+    ended: bool = False,
+    change: bool = False,
+    fixed: str = "",
+) -> Pattern:
+    """A case-insensitive `Pattern` (names inside keep their own ``(?-i:...)`` groups)."""
+    return Pattern(aspect, re.compile(regex, re.IGNORECASE), kind, ended, change, fixed)
+
+
+VALUE = r"(?P<value>.+)"
+"""The value group of a pattern whose value runs to the clause's end (cut later)."""
+
+PETS = alt(
+    """dog, puppy, cat, kitten, hamster, parrot, rabbit, bunny, turtle, tortoise,
+    guinea pig, horse, bird, snake, lizard, goldfish, fish, pup, kitty, ferret"""
+)
+VEHICLES = alt(
+    """car, truck, van, suv, motorbike, motorcycle, scooter, bike, bicycle, e-bike, minivan,
+    jeep, tesla, toyota, honda, ford, bmw, audi, volkswagen, vw, subaru, mazda, prius,
+    volvo, kia, hyundai, nissan, chevy, chevrolet, mercedes, porsche, fiat, camper, rv"""
+)
+DIETS = alt(
+    """vegan, vegetarian, pescatarian, pescetarian, plant-based, gluten-free, keto, paleo,
+    dairy-free"""
+)
+JOBBED = alt("job, position, role, gig, internship")

@@ -1,0 +1,131 @@
+"""Cutting and normalising the raw value a profile pattern captured.
+
+A value is kept short: a capitalised run for names and places ("Hamburg", "Red Sox",
+"University of Toronto"), a noun or gerund phrase of at most five words for the rest,
+a verb phrase of at most eight words for plans. Articles, possessive determiners and
+trailing punctuation go; a pronoun ("it", "that") or an empty remainder yields no value.
+"""
+
+from __future__ import annotations
+
+import re
+
+from langmemcore.text._lexicon import word_set
+
+__all__ = ["cut_value", "gerund"]
+
+_WORD = re.compile(r"[A-Za-z0-9][\w'.&-]*")
+_LEADING = word_set(
+    """a an the my our his her their your some this that these those new own current
+    little whole"""
+)
+_STOP = word_set(
+    """and but or because cause since so when while with for from in on at to about as
+    after before until now anymore again too lately these this last next every there
+    here though which who that than really right yet ever recently currently already
+    today yesterday tonight tomorrow soon by during like if lol haha haha! tbh these
+    nowadays anyway though it's i'm we're not very so much more most all than"""
+)
+_PLAN_STOP = word_set(
+    """and but or because cause since so when while if next this last soon someday
+    eventually later tomorrow tonight once after before in lol haha though anyway"""
+)
+_PRONOUNS = word_set(
+    """it that this them you him her me us those these everything something anything
+    everyone someone anyone what how when where which who why there here stuff things
+    one ones lot lots myself yourself himself herself ourselves themselves"""
+)
+_CONNECT = word_set("of de del la upon am on the and")
+_NOT_NAMES = word_set(
+    """i i'm i've i'd the a an my our his her their your it this that there then so and but
+    oh yeah yes no well also now today yesterday last next we you they he she mom dad
+    monday tuesday wednesday thursday friday saturday sunday january february march april
+    may june july august september october november december christmas god lol haha omg
+    hey hi thanks thank sure ok okay wow"""
+)
+_BAD_GERUNDS = word_set(
+    """working feeling thinking going getting looking trying having making taking
+    wondering being saying telling talking doing seeing coming waiting living moving
+    planning dating hoping wishing considering"""
+)
+
+
+def gerund(verb: str) -> str:
+    """The ``-ing`` form of a base verb ("cook" -> "cooking", "swim" -> "swimming")."""
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
+        return verb[:-1] + "ing"
+    short = len(verb) <= 4 and re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwxy]", verb)
+    return verb + verb[-1] + "ing" if short else verb + "ing"
+
+
+def _words(raw: str) -> list[str]:
+    words = (word.rstrip(".'") for word in _WORD.findall(raw))
+    return [word for word in words if word]
+
+
+def name_run(raw: str) -> str:
+    """The leading run of capitalised words in `raw` ("the Red Sox now" -> "Red Sox").
+
+    Returns:
+        The run, or ``""`` when `raw` does not start (after an article) with a name.
+    """
+    words = _words(raw)
+    if words and words[0].lower() == "the":
+        words = words[1:]
+    run: list[str] = []
+    for word in words:
+        capital = word[0].isupper() and word.lower() not in _NOT_NAMES
+        if capital or (run and word.lower() in _CONNECT and len(run) < 4):
+            run.append(word)
+        else:
+            break
+    while run and run[-1].lower() in _CONNECT:
+        run.pop()
+    return " ".join(run).rstrip(".'").removesuffix("'s")
+
+
+def _phrase(raw: str, stop: frozenset[str], limit: int) -> list[str]:
+    words = _words(raw)
+    while words and words[0].lower() in _LEADING:
+        words = words[1:]
+    kept: list[str] = []
+    for i, word in enumerate(words):
+        low = word.lower()
+        capital_of = low == "of" and kept and i + 1 < len(words) and words[i + 1][0].isupper()
+        if kept and low in stop and not capital_of:
+            break
+        kept.append(word)
+        if len(kept) >= limit:
+            break
+    return kept
+
+
+def cut_value(raw: str, kind: str, aspect: str) -> str:
+    """The normalised value of a raw capture, or ``""`` when it does not hold one.
+
+    Args:
+        raw: The text the pattern's ``value`` group captured (to the clause's end).
+        kind: The pattern's kind: ``"name"``, ``"phrase"``, ``"verb"`` or ``"fixed"``.
+        aspect: The pattern's aspect (hobbies refuse non-hobby gerunds).
+
+    Returns:
+        A short value in its original case, stripped of articles and punctuation.
+    """
+    if kind == "name":
+        return name_run(raw)
+    if kind == "fixed":
+        return " ".join(_words(raw)).lower()
+    if kind == "verb":
+        words = _phrase(re.sub(r"^\s*to\s+", "", raw), _PLAN_STOP, 8)
+    else:
+        words = _phrase(raw, _STOP, 5)
+        if words and words[0].lower() == "to" and len(words) > 1:
+            words = [gerund(words[1].lower()), *words[2:]]
+    if not words or words[0].lower() in _PRONOUNS or words[0].lower() in _STOP:
+        return ""
+    if aspect == "hobby" and words[0].lower() in _BAD_GERUNDS:
+        return ""
+    value = " ".join(words).rstrip(".'")
+    return value if value and value[0].isalnum() else ""

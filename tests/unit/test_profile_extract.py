@@ -1,0 +1,82 @@
+"""Offline extraction of profile statements from chat messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from langmemcore.profiles import ASPECTS, AspectStatement
+from langmemcore.profiles.extract import extract_statements
+
+
+def _one(text: str, speaker: str | None = "Nadia") -> AspectStatement:
+    found = extract_statements(text, speaker)
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "aspect", "value"),
+    [
+        ("I live in Lyon.", "home", "Lyon"),
+        ("We moved to Hamburg last month!", "home", "Hamburg"),
+        ("I got a job at Airbus.", "work", "Airbus"),
+        ("I work as a pastry chef at Le Petit Four.", "work", "pastry chef"),
+        ("I'm vegan now!", "diet", "vegan"),
+        ("I can't stand country music.", "dislike", "country music"),
+        ("I love hiking in the mountains.", "preference", "hiking"),
+        ("I support Arsenal.", "team", "Arsenal"),
+        ("I joined a gym called FitLab.", "gym", "FitLab"),
+        ("I study at McGill University.", "education", "McGill University"),
+        ("I'm planning to run a marathon next spring.", "plan", "run a marathon"),
+    ],
+)
+def test_first_person_statements_resolve_to_the_speaker(text: str, aspect: str, value: str) -> None:
+    statement = _one(text)
+    assert (statement.subject, statement.aspect, statement.value) == ("Nadia", aspect, value)
+    assert statement.aspect in ASPECTS
+
+
+def test_change_and_ending_flags() -> None:
+    moved = _one("I moved to Hamburg.")
+    assert moved.change and not moved.ended
+    assert _one("I quit my job yesterday.") == AspectStatement("Nadia", "work", "", True, True)
+    assert _one("Tom and I broke up.") == AspectStatement("Nadia", "partner", "Tom", True, True)
+    assert _one("My cat Luna died last night.") == AspectStatement(
+        "Nadia", "pet", "cat Luna", True, True
+    )
+    assert _one("I no longer work at the bank.").ended
+    assert _one("I used to live in Lyon.").ended
+
+
+def test_third_person_needs_an_explicit_name() -> None:
+    assert _one("Nadia moved to Hamburg in January.", "Tom").subject == "Nadia"
+    assert _one("Nadia's husband Tom is a chef.", "Ana") == AspectStatement(
+        "Nadia", "partner", "Tom"
+    )
+    assert extract_statements("My sister lives in Rome.", "Ana") == []
+    assert extract_statements("She said she moved to Rome.", "Ana") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you live in Paris?",
+        "If I moved to Paris, I would love it.",
+        "I'd love to live in Tokyo.",
+        "I don't live in Paris.",
+        "I would move to Berlin for that job.",
+    ],
+)
+def test_questions_hypotheticals_and_negations_state_nothing(text: str) -> None:
+    assert extract_statements(text, "Nadia") == []
+
+
+def test_no_speaker_no_first_person_statement() -> None:
+    assert extract_statements("I live in Lyon.", None) == []
+    assert _one("Nadia: I live in Lyon.", None).subject == "Nadia"
+
+
+def test_values_are_short_and_normalised() -> None:
+    a = _one("I moved to the Bay Area, finally.")
+    b = _one("I live in the Bay Area now")
+    assert a.value.casefold() == b.value.casefold() == "bay area"
