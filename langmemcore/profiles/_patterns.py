@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from langmemcore.profiles._patterns_base import PETS, Owned, Pattern, alt
+from langmemcore.profiles._patterns_base import PETS, VEHICLES, Owned, Pattern, alt
 from langmemcore.profiles._patterns_life import LIFE
 from langmemcore.profiles._patterns_taste import TASTE
 
@@ -43,6 +43,13 @@ OWNED: tuple[Owned, ...] = (
         ),
         True,
         True,
+    ),
+    Owned(
+        "vehicle",
+        re.compile(r"(?:old\s+|new\s+)?(?P<noun>(?i:" + VEHICLES + r"))\b"),
+        False,
+        False,
+        gone_only=True,
     ),
 )
 """Possessive forms, matched after ``my`` / ``our`` / ``Name's``."""

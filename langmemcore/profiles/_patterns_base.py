@@ -26,12 +26,15 @@ class Pattern:
         aspect: The aspect it states.
         regex: Compiled pattern matched at the predicate's start; group ``value`` holds
             the value when the pattern has one.
-        kind: How the value is cut and normalised: ``"name"`` (a capitalised run),
-            ``"phrase"`` (a short noun phrase), ``"verb"`` (a short verb phrase), ``"fixed"``
-            (lowercased as captured).
+        kind: How the value is cut and normalised (see `profiles._values.cut_value`):
+            ``"name"`` (a capitalised run), ``"phrase"`` (a short noun phrase), ``"verb"``
+            (a short verb phrase), ``"role"`` (a job title), ``"vehicle"`` (a make and
+            model or a vehicle noun), ``"gerund"`` (an activity verb as its -ing form),
+            ``"fixed"`` (lowercased as captured).
         ended: The predicate ends a value ("quit my job", "broke up").
         change: The wording marks a change ("moved to", "got a job at").
         fixed: The value when the pattern's value group takes no part ("I quit my job").
+        template: How the cut value is written ("move to {}" for a planned move).
     """
 
     aspect: str
@@ -40,6 +43,7 @@ class Pattern:
     ended: bool = False
     change: bool = False
     fixed: str = ""
+    template: str = "{}"
 
 
 @dataclass(frozen=True)
@@ -52,12 +56,14 @@ class Owned:
             ``Name's``); groups ``noun`` (the relation or animal) and ``name`` (optional).
         named_only: Only a named form states something ("my wife Sarah", not "my wife").
         with_noun: The value keeps the noun ("dog Max", "sister Ana"); else the name alone.
+        gone_only: Only an ending states something ("my Vespa got stolen").
     """
 
     aspect: str
     regex: re.Pattern[str]
     named_only: bool
     with_noun: bool
+    gone_only: bool = False
 
 
 def alt(words: str) -> str:
@@ -73,9 +79,11 @@ def pattern(
     ended: bool = False,
     change: bool = False,
     fixed: str = "",
+    template: str = "{}",
 ) -> Pattern:
     """A case-insensitive `Pattern` (names inside keep their own ``(?-i:...)`` groups)."""
-    return Pattern(aspect, re.compile(regex, re.IGNORECASE), kind, ended, change, fixed)
+    regex_ = re.compile(regex, re.IGNORECASE)
+    return Pattern(aspect, regex_, kind, ended, change, fixed, template)
 
 
 VALUE = r"(?P<value>.+)"
@@ -88,7 +96,8 @@ PETS = alt(
 VEHICLES = alt(
     """car, truck, van, suv, motorbike, motorcycle, scooter, bike, bicycle, e-bike, minivan,
     jeep, tesla, toyota, honda, ford, bmw, audi, volkswagen, vw, subaru, mazda, prius,
-    volvo, kia, hyundai, nissan, chevy, chevrolet, mercedes, porsche, fiat, camper, rv"""
+    volvo, kia, hyundai, nissan, chevy, chevrolet, mercedes, porsche, fiat, camper, rv, vespa,
+    civic, corolla, camry, fiesta, mustang, beetle, jetta, outback, rav4"""
 )
 DIETS = alt(
     """vegan, vegetarian, pescatarian, pescetarian, plant-based, gluten-free, keto, paleo,

@@ -14,9 +14,19 @@ _NEW = r"(?:new\s+)?"
 _TOOK_JOB = alt("got offered, got, landed, accepted, started, took, found, have, has")
 _OWNER = alt("my, his, her, the, our")
 _PET_NAME = r"(?:\s+(?:named|called)\s+(?P<name>(?-i:[A-Z]\w+)))?\b"
-_VEHICLE = r"(?P<value>(?:[\w-]+\s+){0,2}?" + VEHICLES + r")\b"
+_VEHICLE = r"(?P<value>(?:[\w-]+\s+){0,2}?" + VEHICLES + r"\b.*)"
+_BE = r"(?:'m|am|is|'s|are|'re)"
 
 LIFE: tuple[Pattern, ...] = (
+    p(
+        "plan",
+        _BE + r"\s+(?:\w+\s+)?(?:moving|relocating)\s+(?:back\s+)?to\s+" + VALUE,
+        "name",
+        template="move to {}",
+    ),
+    p("home", _BE + r"\s+(?:still|now)\s+(?:based\s+|living\s+)?in\s+" + VALUE, "name"),
+    p("home", _BE + r"\s+(?:based\s+)in\s+" + VALUE, "name"),
+    p("home", _BE + r"\s+in\s+(?=.*\b(?:now|these days)\b)" + VALUE, "name", change=True),
     p(
         "home",
         alt("live, lives, lived, living, reside, resides, resided") + r"\s+in\s+" + VALUE,
@@ -33,6 +43,17 @@ LIFE: tuple[Pattern, ...] = (
     p("home", r"(?:settled|settling)\s+(?:down\s+)?in\s+" + VALUE, "name", change=True),
     p(
         "work",
+        _TOOK_JOB
+        + r"\s+(?:an?\s+)?"
+        + _NEW
+        + JOBBED
+        + r"\s+(?:at|with)\s+[^,]+?\s+as\s+"
+        + _A
+        + VALUE,
+        change=True,
+    ),
+    p(
+        "work",
         _TOOK_JOB + r"\s+(?:an?\s+)?" + _NEW + JOBBED + r"\s+as\s+" + _A + VALUE,
         change=True,
     ),
@@ -45,7 +66,7 @@ LIFE: tuple[Pattern, ...] = (
         "work",
         r"(?:quit|left|lost)\s+"
         + _OWNER
-        + r"\s+(?:job|position|work)"
+        + r"\s+(?:\w+\s+)?(?:job|position|work)"
         + r"(?:\s+(?:at|with)\s+"
         + VALUE
         + ")?",
@@ -63,7 +84,21 @@ LIFE: tuple[Pattern, ...] = (
     ),
     p("work", alt("work, works, worked, working") + r"\s+as\s+" + _A + VALUE),
     p("work", alt("work, works, worked, working") + r"\s+(?:at|for)\s+" + VALUE),
-    p("work", r"(?:became|become|becoming)\s+" + _A + VALUE, change=True),
+    p("work", r"(?:became|become|becoming)\s+" + _A + VALUE, "role", change=True),
+    p("work", r"(?:started|starting|start)\s+(?:at|with)\s+" + VALUE, "name", change=True),
+    p(
+        "work",
+        _BE + r"\s+not\s+(?:at|with)\s+" + VALUE + r"\s+(?:anymore|any more)",
+        "name",
+        ended=True,
+        change=True,
+    ),
+    p("work", _BE + r"\s+(?:an?\s+)" + VALUE, "role"),
+    p(
+        "work",
+        r"(?:teach|teaches)\s+(?P<value>[a-z]+)\b(?!\s+(?:to|how|my|our|the|a|an|them|him|her|kids))",
+        template="{} teacher",
+    ),
     p(
         "work",
         r"(?:was|were|got|been)\s+(?:hired|promoted)\s+(?:as|to)\s+" + _A + VALUE,
@@ -98,8 +133,22 @@ LIFE: tuple[Pattern, ...] = (
         ended=True,
         change=True,
     ),
+    p("education", r"(?:graduated|dropped out)\b", "fixed", ended=True, change=True),
     p("partner", r"(?:married|marrying|marry)\s+" + VALUE, "name", change=True),
-    p("partner", r"(?:dating|seeing)\s+" + VALUE, "name", change=True),
+    p(
+        "partner",
+        r"(?:dating|seeing)\s+(?:an?\s+(?:guy|girl|man|woman|lady|boy)\s+(?:named|called)\s+)?"
+        + VALUE,
+        "name",
+        change=True,
+    ),
+    p("partner", r"(?:dating|seeing)\s+someone", "fixed", change=True),
+    p(
+        "partner",
+        r"(?:got|are|'re|were|getting)\s+(?:married|engaged)(?:\s+to\s+" + VALUE + ")?",
+        "name",
+        change=True,
+    ),
     p("partner", r"(?:got\s+)?engaged\s+to\s+" + VALUE, "name", change=True),
     p(
         "partner",
@@ -110,7 +159,7 @@ LIFE: tuple[Pattern, ...] = (
     ),
     p(
         "partner",
-        r"(?:split|separated)\s+(?:up\s+)?(?:from|with)\s+" + VALUE,
+        r"(?:split|separated)(?:\s+up)?(?:\s+(?:from|with)\s+" + VALUE + ")?",
         "name",
         ended=True,
         change=True,
@@ -120,11 +169,11 @@ LIFE: tuple[Pattern, ...] = (
     p(
         "pet",
         alt("have, has, had, got, adopted, adopt, rescued, bought, brought home")
-        + r"\s+(?:an?\s+)?"
+        + r"\s+(?:an?\s+|two\s+|three\s+|a couple of\s+)?"
         + _NEW
         + r"(?:little\s+)?(?P<value>"
         + PETS
-        + ")"
+        + "(?:s|es)?)"
         + _PET_NAME,
         "fixed",
     ),
@@ -138,7 +187,11 @@ LIFE: tuple[Pattern, ...] = (
         ended=True,
         change=True,
     ),
-    p("vehicle", r"(?:drive|drives|driving)\s+" + _A + _VEHICLE),
+    p(
+        "vehicle",
+        alt("drive, drives, driving, ride, rides, riding") + r"\s+" + _A + VALUE,
+        "vehicle",
+    ),
     p(
         "vehicle",
         alt("bought, got, buy, purchased, leased")
@@ -146,6 +199,7 @@ LIFE: tuple[Pattern, ...] = (
         + _NEW
         + r"(?:used\s+)?"
         + _VEHICLE,
+        "vehicle",
         change=True,
     ),
     p(
@@ -155,6 +209,7 @@ LIFE: tuple[Pattern, ...] = (
         + _OWNER
         + r"\s+(?:old\s+)?"
         + _VEHICLE,
+        "vehicle",
         ended=True,
         change=True,
     ),

@@ -11,7 +11,10 @@ __all__ = ["TASTE"]
 
 _BE = r"(?:'m|am|is|are|'re|'s)"
 _A = r"(?:an?\s+|the\s+)?"
-_GYM_NAME = r"(?P<value>(?-i:(?:[A-Z][\w']*\s+){1,3}(?:Gym|Fitness|CrossFit|Athletic Club)))\b"
+_GYM_NAME = (
+    r"(?P<value>(?-i:(?:[A-Z][\w']*\s+){0,3}(?:Gym|Fitness|CrossFit|Athletic Club)"
+    r"(?:\s+[A-Z][\w']*){0,2}))\b"
+)
 _NAMED = r"(?:\s+(?:called|named)\s+" + VALUE + ")?"
 _CONDITIONS = alt(
     """asthma, diabetes, migraines, arthritis, celiac disease, adhd, anxiety, depression,
@@ -26,10 +29,13 @@ _PRACTICES = alt(
     """yoga, pilates, karate, judo, taekwondo, crossfit, ballet, pottery, archery, boxing,
     kickboxing, rock climbing, climbing, triathlons, woodworking, jiu-jitsu"""
 )
+_ACTIVITIES = alt(
+    "run, swim, hike, cycle, climb, paint, knit, surf, ski, skate, dance, bake, sew, row"
+)
 _LIKE = alt(
-    """love, loves, loved, like, likes, enjoy, enjoys, adore, adores, 'm into, am into,
-    is into, 'm obsessed with, am obsessed with, 'm passionate about, am passionate about,
-    'm crazy about, am crazy about"""
+    """prefer, prefers, love, loves, loved, like, likes, enjoy, enjoys, adore, adores,
+    'm into, am into, is into, 'm obsessed with, am obsessed with, 'm passionate about,
+    am passionate about, 'm crazy about, am crazy about"""
 )
 _HATE = alt(
     """hate, hates, hated, dislike, dislikes, detest, detests, despise, despises, loathe,
@@ -71,7 +77,7 @@ TASTE: tuple[Pattern, ...] = (
         "team",
         _BE
         + r"\s+(?:a\s+)?(?:huge\s+|big\s+|die-hard\s+|lifelong\s+)?"
-        + r"(?P<value>(?-i:(?:[A-Z][\w.]*\s+){1,3}))fan\b",
+        + r"(?P<value>(?-i:(?:[A-Z][\w.]*\s+){1,3}))(?:fan|supporter)\b",
         "name",
     ),
     p(
@@ -114,6 +120,13 @@ TASTE: tuple[Pattern, ...] = (
     ),
     p(
         "gym",
+        r"(?:cancelled|canceled|quit|ended)\s+(?:my|the)\s+" + _GYM_NAME + r"\s+membership",
+        "name",
+        ended=True,
+        change=True,
+    ),
+    p(
+        "gym",
         r"(?:cancelled|canceled|quit|stopped going to)\s+(?:my|the)\s+gym" + r"(?:\s+membership)?",
         "fixed",
         ended=True,
@@ -131,6 +144,20 @@ TASTE: tuple[Pattern, ...] = (
     p("hobby", r"(?:play|plays)\s+(?:the\s+)?(?P<value>" + _INSTRUMENTS_SPORTS + r")\b"),
     p("hobby", r"(?:do|does)\s+(?P<value>" + _PRACTICES + r")\b"),
     p("hobby", r"(?:quit|gave up|stopped)\s+(?P<value>\w+ing\b.*)", ended=True, change=True),
+    p(
+        "hobby",
+        r"(?:quit|gave up|stopped)\s+(?:playing\s+)?(?:the\s+)?(?P<value>"
+        + _INSTRUMENTS_SPORTS
+        + r")\b",
+        ended=True,
+        change=True,
+    ),
+    p(
+        "hobby",
+        r"(?P<value>" + _ACTIVITIES + r")\b(?!\s+(?:a|an|the|my|our|his|her|into|out|to|"
+        r"away|late|over|off|up|for|errands)\b)",
+        "gerund",
+    ),
     p("plan", r"(?:'m|am|is|'s|are|'re|been)\s+planning\s+(?:on\s+)?" + VALUE, "verb"),
     p(
         "plan",

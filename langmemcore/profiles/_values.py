@@ -24,11 +24,13 @@ _STOP = word_set(
     after before until now anymore again too lately these this last next every there
     here though which who that than really right yet ever recently currently already
     today yesterday tonight tomorrow soon by during like if lol haha haha! tbh these
-    nowadays anyway though it's i'm we're not very so much more most all than"""
+    nowadays anyway though it's i'm we're not very so much more most all than downtown
+    nearby locally remotely part-time full-time instead"""
 )
 _PLAN_STOP = word_set(
     """and but or because cause since so when while if next this last soon someday
-    eventually later tomorrow tonight once after before in lol haha though anyway"""
+    eventually later tomorrow tonight once after before in lol haha though anyway for
+    instead too again as together"""
 )
 _PRONOUNS = word_set(
     """it that this them you him her me us those these everything something anything
@@ -43,10 +45,29 @@ _NOT_NAMES = word_set(
     may june july august september october november december christmas god lol haha omg
     hey hi thanks thank sure ok okay wow"""
 )
+_CALLED = re.compile(r"^\s*(?:an?\s+|the\s+)?(?:[\w-]+\s+){1,2}(?:called|named)\s+(?=[A-Z])")
+_VEHICLE_ADJECTIVES = word_set(
+    "old used brand-new second-hand electric red blue black white silver grey gray"
+)
+_VEHICLE_NOUNS = word_set(
+    """car truck van suv motorbike motorcycle scooter bike bicycle e-bike minivan jeep camper rv
+    vespa"""
+)
+_JOBS = word_set(
+    """nurse chef cook teacher barista engineer doctor lawyer paramedic firefighter librarian
+    curator designer developer programmer accountant architect dentist therapist writer
+    editor artist musician actor actress pilot driver mechanic plumber carpenter waiter
+    waitress bartender cashier manager consultant researcher professor lecturer tutor vet
+    surgeon midwife receptionist secretary clerk banker realtor agent officer cop detective
+    soldier farmer baker butcher florist hairdresser barber tailor coach trainer instructor
+    counselor counsellor worker caregiver nanny babysitter intern freelancer entrepreneur
+    founder ceo cto director producer animator translator interpreter lead analyst
+    scientist journalist photographer pharmacist electrician veterinarian"""
+)
 _BAD_GERUNDS = word_set(
     """working feeling thinking going getting looking trying having making taking
     wondering being saying telling talking doing seeing coming waiting living moving
-    planning dating hoping wishing considering"""
+    planning dating hoping wishing considering following using eating drinking smoking"""
 )
 
 
@@ -102,21 +123,52 @@ def _phrase(raw: str, stop: frozenset[str], limit: int) -> list[str]:
     return kept
 
 
+def _role(raw: str) -> str:
+    """A job title ("high school teacher"): lowercase words whose head names a job."""
+    words = _phrase(raw, _STOP, 4)
+    if not words or any(word[0].isupper() for word in words):
+        return ""
+    head = words[-1].lower()
+    job = head in _JOBS or head.endswith(("ist", "ian", "grapher"))
+    return " ".join(words).lower() if job else ""
+
+
+def _vehicle(raw: str) -> str:
+    """A make and model ("Honda Civic", "Tesla Model 3") or a vehicle noun ("car")."""
+    words = _words(raw)
+    while words and words[0].lower() in _LEADING | _VEHICLE_ADJECTIVES:
+        words = words[1:]
+    if words and words[0][0].isupper():
+        run = []
+        for word in words:
+            if not (word[0].isupper() or any(char.isdigit() for char in word)):
+                break
+            run.append(word)
+        return " ".join(run[:3])
+    for i, word in enumerate(words[:3]):
+        if word.lower() in _VEHICLE_NOUNS:
+            return " ".join(words[: i + 1]).lower()
+    return ""
+
+
 def cut_value(raw: str, kind: str, aspect: str) -> str:
     """The normalised value of a raw capture, or ``""`` when it does not hold one.
 
     Args:
         raw: The text the pattern's ``value`` group captured (to the clause's end).
-        kind: The pattern's kind: ``"name"``, ``"phrase"``, ``"verb"`` or ``"fixed"``.
+        kind: The pattern's kind (see `profiles._patterns_base.Pattern`).
         aspect: The pattern's aspect (hobbies refuse non-hobby gerunds).
 
     Returns:
         A short value in its original case, stripped of articles and punctuation.
     """
-    if kind == "name":
-        return name_run(raw)
+    raw = _CALLED.sub("", raw, count=1)
+    if kind in _CUTS:
+        return _CUTS[kind](raw)
     if kind == "fixed":
         return " ".join(_words(raw)).lower()
+    if kind == "gerund":
+        return gerund(raw.strip().lower())
     if kind == "verb":
         words = _phrase(re.sub(r"^\s*to\s+", "", raw), _PLAN_STOP, 8)
     else:
@@ -129,3 +181,6 @@ def cut_value(raw: str, kind: str, aspect: str) -> str:
         return ""
     value = " ".join(words).rstrip(".'")
     return value if value and value[0].isalnum() else ""
+
+
+_CUTS = {"name": name_run, "role": _role, "vehicle": _vehicle}

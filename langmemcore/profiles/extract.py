@@ -1,176 +1,113 @@
 """Offline extraction of profile statements from one chat message.
 
 Deterministic and precision first: a statement is made only when a clause opens with a
-known subject (``I`` / ``we`` for the speaker, an explicit name for someone else) whose
-predicate matches one of the aspect patterns of `profiles._patterns`, or when a
-possessive form names the owner ("my dog Max", "Nadia's husband Tom"). Questions,
-conditionals, wishes and reported speech state nothing: their clauses do not open with a
-subject and a plain verb ("if I moved", "she said she", "I'd love to", "I would move").
+known subject (``I`` / ``we`` for the speaker, an explicit name or named relation for
+someone else; see `profiles._clauses`) whose predicate matches one of the aspect patterns
+of `profiles._patterns`, or when a possessive form names the owner ("my dog Max",
+"Nadia's husband Tom"). Questions, conditionals, wishes and reported speech state
+nothing: their clauses do not open with a subject and a plain verb ("if I moved", "she
+said she", "I'd love to", "I would move").
 
 Flags come from the clause: a negation without "anymore" / "no longer" drops the
-statement, "used to", "no longer", "not ... anymore" or a past-tense stative verb
-("I lived in Lyon") end the value, and "now", "new", "these days" or a verb of change
-("moved to", "got a job") mark a change.
+statement; "used to", "no longer", "not ... anymore" or a past-tense stative verb ("I
+lived in Lyon") end the value; "now", "new", "these days" or a verb of change ("moved
+to", "got a job") mark a change. A value left unnamed in its clause takes a name given
+right after it ("a new band, Static Bloom", "a kitten, her name is Pepper").
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from langmemcore.profiles._patterns import OWNED, PREDICATES, Pattern
+from langmemcore.profiles._clauses import (
+    CLAUSES,
+    NAME_WORDS,
+    SENTENCES,
+    flags,
+    opening,
+    predicates,
+    value_of,
+)
+from langmemcore.profiles._patterns import OWNED
 from langmemcore.profiles._values import cut_value, name_run
 from langmemcore.profiles.aspects import AspectStatement
-from langmemcore.text._lexicon import word_set
-from langmemcore.text.tokens import fold_apostrophes
+from langmemcore.text.tokens import fold_apostrophes, singularize
 
 __all__ = ["extract_statements"]
 
 _SPEAKER_PREFIX = re.compile(r"^\s*([A-Z][\w.' -]{0,40}?)\s*:\s+")
-_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
-_CLAUSES = re.compile(
-    r"\s*[,;:()]\s*|\s+[-\u2013\u2014]+\s+|\s+(?:and|but|so|because|cause|although|though|"
-    r"while|whereas|or|plus)\s+(?!I\b)"
-)
-_LEAD = re.compile(
-    r"(?:(?:and|but|so|also|then|well|oh|yeah|yes|wow|anyway|actually|honestly|btw|finally|"
-    r"recently|lately|now|plus|um|hey|ok|okay|guess what|good news|update|"
-    r"(?:last|this|next)\s+(?:year|month|week|summer|spring|fall|autumn|winter)|"
-    r"in\s+\d{4}|(?:a|one|two|three|four|five|six|a few|a couple of)\s+\w+\s+ago|"
-    r"yesterday|today|this morning|these days|since then)\s*[,!]?\s+)*",
-    re.IGNORECASE,
-)
-_SUBJECT = re.compile(
-    r"(?P<subj>I|[Ww]e|(?:[Mm]y\s+(?:wife|husband|partner|girlfriend|boyfriend|fianc\w+)|"
-    r"(?P<with>[A-Z][a-z]+))\s+and\s+I|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?=[\s'])"
-)
-_AUX = re.compile(
-    r"\s*(?:'m|'ve|'re)|\s+(?:just|recently|finally|actually|also|now|still|officially|"
-    r"really|totally|absolutely|currently|eventually|even|already|always|never|no longer|"
-    r"kinda|kind of|sort of|truly|seriously|definitely|happily|proudly|not|am|is|are|was|"
-    r"were|have|has|had|do|does|did|don't|doesn't|didn't|haven't|hasn't|been|used to|"
-    r"started to|began to|started|began|went ahead and|decided to|get to|got to)\b",
-    re.IGNORECASE,
-)
-_NEGATIONS = frozenset({"not", "never", "don't", "doesn't", "didn't", "haven't", "hasn't"})
-_CHANGE = re.compile(r"\b(?:now|new|these days|anymore|any more|no longer|just|finally)\b", re.I)
-_ANYMORE = re.compile(r"\b(?:anymore|any more)\b", re.IGNORECASE)
-_PAST_STATIVE = re.compile(r"(?:lived|resided|worked|studied|had)\b", re.IGNORECASE)
-_HYPOTHETICAL = re.compile(
-    r"\b(?:if|would|could|might|should|wish|hope|imagine|maybe|perhaps|someday|want|"
-    r"wanna|dream|whether|unless|suppose)\b|'d\b|'ll\b",
-    re.IGNORECASE,
-)
 _OWNER = re.compile(r"\b(?P<owner>[Mm]y|[Oo]ur|[A-Z][a-z]+'s)\s+")
 _GONE = re.compile(
     r"\s*(?:,\s*)?(?:just\s+|recently\s+|sadly\s+)?(?:died|passed away|passed|ran away|"
-    r"was put down|is gone|left me|moved out)\b",
+    r"was put down|is gone|got stolen|was stolen|got totaled|got totalled|was totaled|"
+    r"was totalled|was written off)\b",
     re.IGNORECASE,
 )
-_NAME_WORDS = word_set(
-    """The My Our Your His Her Their It This That There Then So And But Oh Yeah Yes No Well
-    Also Now Today Yesterday Last Next You They He She Mom Dad Hey Hi Thanks Sure Wow Lol
-    Haha Guess Honestly Actually Anyway Finally Recently Maybe Just Omg What When Where
-    Who Why How Do Does Did Are Is Was Were Have Has Can Could Would Should Will If Not
-    Because Since While After Before Sometimes Every Speaker Hello Okay Ok"""
-)
+_APPOSED = re.compile(r"(?P<name>[A-Z][a-z]+),\s*$")
+_NAME_LIST = re.compile(r"^(?:named\s+|called\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,3})$")
+_NAMES = re.compile(r"^([A-Z][a-z]+)(?:\s*(?:,|and|&)\s*([A-Z][a-z]+))+$")
+_NAME_IS = re.compile(r"\b(?:her|his|its|their)\s+name(?:'s|\s+is)\s+([A-Z][a-z]+)")
+_IT_IS = re.compile(r"(?:It's|It is|She's|He's)\s+an?\s+(.+)")
+_UNNAMED = frozenset({"partner", "pet", "band", "gym", "vehicle"})
 
 
-def _subject(match: re.Match[str], speaker: str | None) -> tuple[str | None, str]:
-    """The subject a clause's opening names, and a co-subject ("Tom and I" -> Tom)."""
-    raw = match.group("subj")
-    if raw == "I" or raw.lower() == "we" or raw.endswith(" and I"):
-        with_name = match.group("with") or ""
-        return speaker, "" if with_name in _NAME_WORDS else with_name
-    if raw.split()[0] in _NAME_WORDS:
-        return None, ""
-    return raw, ""
+def _unnamed(statement: AspectStatement) -> bool:
+    """Whether a stated value still lacks the name a following clause may give."""
+    if statement.ended or statement.aspect not in _UNNAMED:
+        return False
+    if statement.aspect == "pet":
+        return " " not in statement.value
+    return statement.value in {"", "gym", "band", "car"}
 
 
-def _flags(pattern: Pattern, aux: list[str], clause: str, verb: str) -> tuple[bool, bool] | None:
-    """``(ended, change)`` of a matched predicate, or None when the clause negates it."""
-    words = " ".join(aux).lower().split()
-    used_to = "used" in words
-    no_longer = "longer" in words
-    negated = any(word in _NEGATIONS for word in words)
-    ended = pattern.ended or used_to or no_longer
-    if negated and not pattern.ended:
-        if not _ANYMORE.search(clause):
-            return None
-        ended = True
-    perfect = any(word in {"'ve", "have", "has"} for word in words)
-    if not perfect and _PAST_STATIVE.match(verb):
-        ended = True
-    if "was" in words or "were" in words:
-        ended = ended or verb.lower().endswith("ing")
-    change = pattern.change or bool(_CHANGE.search(clause)) or ended
-    return ended, change
+def _named(statement: AspectStatement, names: list[str]) -> list[AspectStatement]:
+    """`statement` with each of `names` as its value (a pet keeps its animal)."""
+    out = []
+    for name in names:
+        value = f"{singularize(statement.value)} {name}" if statement.aspect == "pet" else name
+        out.append(
+            AspectStatement(statement.subject, statement.aspect, value, False, statement.change)
+        )
+    return out
 
 
-def _predicate(clause: str, start: int) -> tuple[Pattern, re.Match[str], list[str]] | None:
-    """The first pattern matching after the subject, skipping adverbs and auxiliaries."""
-    aux: list[str] = []
-    at = start
-    for _ in range(8):
-        rest = clause[at:].lstrip()
-        offset = at + len(clause[at:]) - len(rest)
-        for pattern in PREDICATES:
-            match = pattern.regex.match(clause, offset)
-            if match and _value(pattern, match) is not None:
-                return pattern, match, aux
-        step = _AUX.match(clause, at)
-        if not step:
-            return None
-        aux.append(step.group(0).strip())
-        at = step.end()
-    return None
+def _names_in(clause: str) -> list[str]:
+    """The names a clause consists of ("Static Bloom", "Pip and Squeak"), else none."""
+    many = _NAMES.match(clause)
+    if many:
+        return [name for name in re.findall(r"[A-Z][a-z]+", clause) if name not in NAME_WORDS]
+    one = _NAME_LIST.match(clause)
+    if one and one.group(1).split()[0] not in NAME_WORDS:
+        return [name_run(one.group(1))]
+    return []
 
 
-def _value(pattern: Pattern, match: re.Match[str]) -> str | None:
-    """The normalised value of a match; None when its capture holds no value.
-
-    A pattern whose value group did not take part ("I quit my job", "we broke up")
-    yields its `Pattern.fixed` value, often ``""`` (only the aspect is known).
-    """
-    groups = match.groupdict()
-    raw = groups.get("value")
-    if raw is None:
-        return pattern.fixed
-    value = cut_value(raw, pattern.kind, pattern.aspect)
-    if not value:
-        return None
-    name = groups.get("name")
-    if pattern.aspect == "pet":
-        value = value.lower() + (f" {name}" if name else "")
-    return value
-
-
-def _from_clause(clause: str, speaker: str | None) -> AspectStatement | None:
-    lead = _LEAD.match(clause)
-    at = lead.end() if lead else 0
-    opening = _SUBJECT.match(clause, at)
-    if not opening:
-        return None
-    subject, with_name = _subject(opening, speaker)
-    if not subject:
-        return None
-    found = _predicate(clause, opening.end())
-    if not found:
-        return None
-    pattern, match, aux = found
-    flags = _flags(pattern, aux, clause, match.group(0))
-    if flags is None:
-        return None
-    value = _value(pattern, match) or ""
-    if pattern.aspect == "partner" and pattern.ended and not value:
-        value = with_name
-    return AspectStatement(subject, pattern.aspect, value, ended=flags[0], change=flags[1])
+def _from_clause(
+    clause: str, speaker: str | None, carried: str | None, first: bool
+) -> tuple[list[AspectStatement], str | None]:
+    """The statements of one clause, and the subject the next clause may carry on."""
+    start = opening(clause, speaker, carried, first)
+    if start is None:
+        return [], None
+    found: list[AspectStatement] = []
+    for predicate in predicates(clause, start.end):
+        marks = flags(predicate, clause)
+        if marks is None:
+            continue
+        pattern = predicate.pattern
+        value = value_of(pattern, predicate.match) or ""
+        if pattern.aspect == "partner" and not value:
+            value = start.with_name
+        found.append(AspectStatement(start.subject, pattern.aspect, value, *marks))
+    return found, start.subject
 
 
 def _owner(raw: str, speaker: str | None) -> str | None:
     if raw.lower() in {"my", "our"}:
         return speaker
     name = raw[:-2]
-    return None if name in _NAME_WORDS else name
+    return None if name in NAME_WORDS else name
 
 
 def _owned(sentence: str, speaker: str | None) -> list[AspectStatement]:
@@ -184,23 +121,44 @@ def _owned(sentence: str, speaker: str | None) -> list[AspectStatement]:
             match = form.regex.match(sentence, owner.end())
             if not match:
                 continue
-            name = name_run(match.group("name") or "")
-            if form.named_only and not name:
+            name = name_run(match.groupdict().get("name") or "")
+            before = _APPOSED.search(sentence[: owner.start()])
+            if not name and before and before.group("name") not in NAME_WORDS:
+                name = before.group("name")
+            gone = bool(_GONE.match(sentence, match.end()))
+            if (form.named_only and not name) or (form.gone_only and not gone):
                 break
-            noun = match.group("noun").lower()
-            value = f"{noun} {name}".strip() if form.with_noun else (name or noun)
-            gone = bool(_GONE.match(sentence, match.end())) and form.aspect == "pet"
+            noun = match.group("noun").lower() if form.with_noun else ""
+            value = f"{noun} {name}".strip() or match.group("noun")
             found.append(AspectStatement(subject, form.aspect, value, ended=gone, change=gone))
             break
     return found
+
+
+def _sentence(sentence: str, speaker: str | None) -> list[AspectStatement]:
+    """The statements of one sentence: its clauses', then its possessive forms'."""
+    clauses = [clause.strip() for clause in CLAUSES.split(sentence)]
+    found: list[AspectStatement] = []
+    carried: str | None = None
+    for i, clause in enumerate(clauses):
+        statements, carried = _from_clause(clause, speaker, carried, i == 0)
+        names = _names_in(clauses[i + 1].rstrip(".!")) if i + 1 < len(clauses) else []
+        for statement in statements:
+            found.extend(_named(statement, names) if names and _unnamed(statement) else [statement])
+    name_is = _NAME_IS.search(sentence)
+    if name_is and found and _unnamed(found[-1]):
+        found[-1:] = _named(found[-1], [name_is.group(1)])
+    found.extend(_owned(sentence, speaker))
+    return [st for st in found if st.value or st.ended]
 
 
 def extract_statements(text: str, speaker: str | None) -> list[AspectStatement]:
     """The profile statements one chat message makes, by deterministic patterns.
 
     First person resolves to `speaker`; a third person to the named person when the name
-    is explicit ("Nadia moved to Hamburg"); anything else (no speaker, "she", "my sister")
-    states nothing. A leading ``"Name: "`` is read as the speaker when `speaker` is None.
+    is explicit ("Nadia moved to Hamburg", "my roommate Jess supports ..."); anything else
+    (no speaker, "she", "my sister") states nothing. A leading ``"Name: "`` is read as the
+    speaker when `speaker` is None.
 
     Args:
         text: The message, e.g. ``"Nadia: I moved to Hamburg last month!"``.
@@ -215,14 +173,12 @@ def extract_statements(text: str, speaker: str | None) -> list[AspectStatement]:
         speaker = speaker or prefix.group(1).strip()
         text = text[prefix.end() :]
     found: list[AspectStatement] = []
-    for sentence in _SENTENCES.split(text):
+    for sentence in SENTENCES.split(text):
         sentence = sentence.strip()
-        if not sentence or sentence.endswith("?"):
-            continue
-        for clause in _CLAUSES.split(sentence):
-            statement = _from_clause(clause.strip(), speaker)
-            if statement:
-                found.append(statement)
-        if not _HYPOTHETICAL.search(sentence):
-            found.extend(_owned(sentence, speaker))
+        model = _IT_IS.match(sentence)
+        if model and found and found[-1].aspect == "vehicle" and _unnamed(found[-1]):
+            value = cut_value(model.group(1), "vehicle", "vehicle")
+            found[-1] = replace(found[-1], value=value or found[-1].value)
+        elif sentence and not sentence.endswith("?"):
+            found.extend(_sentence(sentence, speaker))
     return list(dict.fromkeys(found))

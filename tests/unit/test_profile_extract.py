@@ -50,8 +50,12 @@ def test_change_and_ending_flags() -> None:
 
 def test_third_person_needs_an_explicit_name() -> None:
     assert _one("Nadia moved to Hamburg in January.", "Tom").subject == "Nadia"
-    assert _one("Nadia's husband Tom is a chef.", "Ana") == AspectStatement(
-        "Nadia", "partner", "Tom"
+    assert extract_statements("Nadia's husband Tom is a chef.", "Ana") == [
+        AspectStatement("Tom", "work", "chef"),
+        AspectStatement("Nadia", "partner", "Tom"),
+    ]
+    assert _one("My roommate Jess supports the Maple Leafs.", "Ana") == AspectStatement(
+        "Jess", "team", "Maple Leafs"
     )
     assert extract_statements("My sister lives in Rome.", "Ana") == []
     assert extract_statements("She said she moved to Rome.", "Ana") == []
