@@ -153,7 +153,16 @@ class ConstructionConfig:
             )
 
 
-CHANNELS = ("topic", "keyword", "neighbour", "vector", "speaker", "fulltext", "time")
+CHANNELS = (
+    "topic",
+    "keyword",
+    "neighbour",
+    "vector",
+    "speaker",
+    "fulltext",
+    "time",
+    "profile",
+)
 """Every retrieval channel, in the order they are reported."""
 
 
@@ -172,8 +181,10 @@ class RetrievalConfig:
         ("speaker", 1.0),
         ("fulltext", 1.0),
         ("time", 0.8),
+        ("profile", 1.0),
     )
-    """Weight of each channel in reciprocal rank fusion."""
+    """Weight of each channel in reciprocal rank fusion. The profile channel weighs as
+    much as the speaker channel, the other channel that reads who a question is about."""
 
     k_topic: int = 3
     """Topics taken by centroid similarity (K_topic)."""
