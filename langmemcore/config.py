@@ -129,6 +129,11 @@ class ConstructionConfig:
     """Retries of an LLM call after malformed output or an endpoint error, before the
     offline path takes over."""
 
+    profiles: bool = True
+    """Whether construction extracts profile statements (the semantic layer,
+    :mod:`langmemcore.profiles`) and keeps the subjects' profiles; off, nothing about
+    profiles is extracted or written (the cost measurement's baseline)."""
+
     def __post_init__(self) -> None:
         if self.mode not in ("gated", "append_only"):
             raise ConfigurationError(f"mode must be 'gated' or 'append_only', got {self.mode!r}")

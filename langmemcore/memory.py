@@ -20,13 +20,13 @@ from langmemcore._bridge import sync_twin
 from langmemcore._errors import ConfigurationError, InvalidInputError
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import ProgressLike
-from langmemcore._validate import check_count, check_key, check_observation, check_search
+from langmemcore._validate import check_count, check_key, check_search
 from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
 from langmemcore.construction.bulk import BulkIngest, IngestReport
 from langmemcore.construction.graph import ConstructionContext, build_construction_graph
-from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn
-from langmemcore.construction.repair import RepairReport, forget_observation
+from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, checked_observation
+from langmemcore.construction.repair import RepairReport, forget_key
 from langmemcore.construction.topic_schedule import TopicSchedule
 from langmemcore.construction.topics import TopicSummary
 from langmemcore.construction.undo import undo_lineage, unmerge_note
@@ -34,13 +34,14 @@ from langmemcore.embeddings import EmbeddingsLike, embedding_dims, resolve_embed
 from langmemcore.formal.capacity import CompactionReport
 from langmemcore.formal.config import FormalConfig
 from langmemcore.formal.layer import FormalLayer, FormalOperations, SearchResults
+from langmemcore.profiles.layer import ProfileLayer, SubjectSummary
+from langmemcore.profiles.profile import Profile
 from langmemcore.prompts import configure_model, track_usage
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.retrieval.active import SearchMode, active_notes, check_mode
 from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.storage.database import Database
 from langmemcore.storage.migrations import ensure_schema
-from langmemcore.storage.records import content_hash
 from langmemcore.storage.repository import Repository
 
 __all__ = ["Memory"]
@@ -88,6 +89,7 @@ class Memory:
         self._graph = build_construction_graph()
         self._retrieval_graph = build_retrieval_graph()
         self._topics = TopicSchedule(database, self.config)
+        self.profiles = ProfileLayer(database)
 
     @classmethod
     async def aopen(
@@ -131,18 +133,6 @@ class Memory:
             llm_config=llm_config,
         )
 
-    def _observation(
-        self,
-        text: str,
-        key: str | None,
-        speaker: str | None,
-        event_time: datetime | None,
-        metadata: dict[str, Any] | None,
-    ) -> ObservationIn:
-        limit = self.config.max_observation_chars
-        check_observation(key, text, speaker, event_time, metadata, max_chars=limit)
-        return ObservationIn(key or content_hash(text), text, speaker, event_time, metadata or {})
-
     async def aingest(
         self,
         namespace: Sequence[str],
@@ -171,7 +161,8 @@ class Memory:
             What happened to the observation.
         """
         ns = validate_namespace(namespace)
-        observation = self._observation(text, key, speaker, event_time, metadata)
+        limit = self.config.max_observation_chars
+        observation = checked_observation(text, key, speaker, event_time, metadata, limit)
         state = await self._graph.ainvoke(
             {"namespace": ns, "observation": observation}, context=self._context
         )
@@ -204,11 +195,13 @@ class Memory:
         """
         ns = validate_namespace(namespace)
         check_count(batch_size, "batch_size", minimum=1)
-        items = list(observations)
+        items, limit = list(observations), self.config.max_observation_chars
         for item in items:
             if not isinstance(item, ObservationIn):
                 raise InvalidInputError(f"observations must be ObservationIn, got {item!r:.60}")
-            self._observation(item.text, item.key, item.speaker, item.event_time, item.metadata)
+            checked_observation(
+                item.text, item.key, item.speaker, item.event_time, item.metadata, limit
+            )
         bulk = BulkIngest(
             self._graph,
             self._context,
@@ -251,19 +244,8 @@ class Memory:
             What changed, or ``None`` when no observation has that key.
         """
         ns = validate_namespace(namespace)
-        check_key(key)
         async with Repository.open(self.database) as repo:
-            observation = await repo.observation(ns, key)
-            if observation is None:
-                return None
-            return await forget_observation(
-                repo,
-                ns,
-                observation.id,
-                embeddings=self.embeddings,
-                keywords=self._context.keywords,
-                config=self.config,
-            )
+            return await forget_key(repo, ns, check_key(key), self._context)
 
     async def asearch(
         self,
@@ -379,6 +361,16 @@ class Memory:
         """
         return await self._formal_layer.search_archived(namespace, query, k=k)
 
+    async def aprofile(self, namespace: Sequence[str], subject: str) -> Profile:
+        """What memory knows about ``subject``: per aspect its current values and history
+        with their sources (see :meth:`ProfileLayer.profile`; unknown: an empty profile).
+        """
+        return await self.profiles.profile(namespace, subject)
+
+    async def asubjects(self, namespace: Sequence[str]) -> list[SubjectSummary]:
+        """Every subject with a profile in the namespace, by name."""
+        return await self.profiles.subjects(namespace)
+
     async def aflush(self) -> None:
         """Wait for background work (topic evolution) started by :meth:`aingest`."""
         await self._topics.flush()
@@ -395,4 +387,6 @@ class Memory:
     compact = sync_twin(acompact)
     restore = sync_twin(arestore)
     search_archived = sync_twin(asearch_archived)
+    profile = sync_twin(aprofile)
+    subjects = sync_twin(asubjects)
     flush = sync_twin(aflush)

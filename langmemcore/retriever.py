@@ -20,12 +20,13 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import Field, ValidationError
 
-from langmemcore._bridge import run_sync
+from langmemcore._bridge import run_sync, sync_twin
 from langmemcore._errors import InvalidInputError
 from langmemcore._namespace import validate_namespace
 from langmemcore._validate import LIMITS, check_k, check_score
 from langmemcore.formal.layer import SearchResults
 from langmemcore.memory import Memory
+from langmemcore.profiles.profile import Profile
 from langmemcore.retrieval import RetrievedNote
 from langmemcore.retrieval.active import SearchMode
 
@@ -209,3 +210,11 @@ class MemoryRetriever(BaseRetriever):
     def feedback(self, documents: Sequence[Document], outcome: float = 1.0) -> dict[int, float]:
         """Sync twin of :meth:`afeedback`."""
         return run_sync(self.afeedback(documents, outcome))
+
+    async def aprofile(self, subject: str) -> Profile:
+        """What memory knows about ``subject`` in the retriever's namespace (see
+        :meth:`Memory.aprofile`).
+        """
+        return await self.memory.aprofile(self.namespace, subject)
+
+    profile = sync_twin(aprofile)

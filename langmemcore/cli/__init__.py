@@ -27,6 +27,7 @@ from langmemcore.cli._memory import (
     cmd_stats,
     cmd_topics,
 )
+from langmemcore.cli._profile import cmd_profile
 
 __all__ = ["build_parser", "main", "positive_int"]
 
@@ -72,7 +73,7 @@ def _common() -> _Parser:
 
 
 def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
-    """``demo``, ``ingest``, ``search``, ``stats`` and ``topics``."""
+    """``demo``, ``ingest``, ``search``, ``stats``, ``topics`` and ``profile``."""
     demo = sub.add_parser(
         "demo",
         parents=[common],
@@ -104,6 +105,14 @@ def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     topics.add_argument("--namespace", required=True, help="e.g. users.alice")
     topics.add_argument("--evolve", action="store_true", help="recompute the topics first")
     topics.set_defaults(func=cmd_topics)
+
+    profile = sub.add_parser(
+        "profile", parents=[common], help="print what memory knows about a person"
+    )
+    profile.add_argument("subject", help="the person, e.g. Nadia (any case)")
+    profile.add_argument("--namespace", required=True, help="e.g. users.alice")
+    profile.add_argument("--json", action="store_true", help="print the profile as JSON")
+    profile.set_defaults(func=cmd_profile)
 
 
 def _search_command(sub: argparse._SubParsersAction, common: _Parser) -> None:

@@ -1,4 +1,5 @@
-"""apply: write one gated observation in one transaction, with a lineage row per operation.
+"""apply: write one gated observation in one transaction, with a lineage row per operation
+(and its profile statements, see :mod:`~langmemcore.construction.profiles`).
 
 Construction in a namespace is serialised by a transaction-scoped advisory lock, and a
 merge target is re-checked under it (still active, still taking sources, context
@@ -8,11 +9,12 @@ unchanged); otherwise the observation is appended instead, so nothing is ever lo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from langmemcore.construction.gate import Decision, NoteDraft
 from langmemcore.construction.ingest import ObservationIn
+from langmemcore.construction.profiles import write_profile
 from langmemcore.storage.models import Note
 from langmemcore.storage.notes import NoteContent
 from langmemcore.storage.records import checked_observation
@@ -271,8 +273,10 @@ async def apply_observation(
     max_sources: int,
     max_chars: int,
     reason: str,
+    conflict_strength: float = 0.5,
 ) -> ApplyResult:
-    """Store the observation and apply the gate's decision, all in ``repo``'s transaction.
+    """Store the observation and apply the gate's decision, all in ``repo``'s transaction,
+    and add its statements to the profiles.
 
     Args:
         repo: Repository bound to the transaction.
@@ -285,6 +289,8 @@ async def apply_observation(
         max_sources: A merge target with this many sources is appended to instead.
         max_chars: Longest accepted observation text.
         reason: The gate's reason, recorded in lineage.
+        conflict_strength: Strength of the ``conflicts`` edges a profile replacement
+            writes.
 
     Returns:
         What happened; ``"unchanged"`` when the key was already ingested.
@@ -292,17 +298,44 @@ async def apply_observation(
     await repo.lock_construction(namespace)
     target = None if merge is None else await _merge_target(repo, namespace, merge, max_sources)
     if merge is None or target is None:
-        return await _append(
+        result = await _append(
             repo, namespace, observation, draft, links, keyword_vectors, max_chars, reason
         )
-    return await _merge(
+    else:
+        result = await _merge(
+            repo,
+            namespace,
+            observation,
+            draft,
+            (target, merge),
+            links,
+            keyword_vectors,
+            max_chars,
+            reason,
+        )
+    return await _with_profile(repo, namespace, result, draft, conflict_strength)
+
+
+async def _with_profile(
+    repo: Repository,
+    namespace: Sequence[str],
+    result: ApplyResult,
+    draft: NoteDraft,
+    strength: float,
+) -> ApplyResult:
+    """Add the draft's statements to the profiles (see
+    :mod:`~langmemcore.construction.profiles`), with the edges and lineage rows written.
+    """
+    if result.operation == "unchanged" or not draft.statements:
+        return result
+    edges, lineage = await write_profile(
         repo,
         namespace,
-        observation,
-        draft,
-        (target, merge),
-        links,
-        keyword_vectors,
-        max_chars,
-        reason,
+        result.observation_id,
+        result.note_id,
+        draft.statements,
+        strength=strength,
+    )
+    return replace(
+        result, edge_ids=result.edge_ids + edges, lineage_ids=result.lineage_ids + lineage
     )

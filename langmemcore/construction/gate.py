@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from langmemcore.config import ConstructionConfig
+from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.text import content_term_set, content_terms
 
 __all__ = [
@@ -51,6 +52,8 @@ class NoteDraft:
         event_time: When the observation happened, if known.
         speaker: Who said it, if known.
         origin: ``"offline"``, ``"llm"``, or ``"fallback"`` (LLM failed, offline used).
+        statements: What it states about its subjects' aspects (the semantic layer;
+            empty when profiles are off).
     """
 
     context: str
@@ -60,6 +63,7 @@ class NoteDraft:
     event_time: datetime | None
     speaker: str | None
     origin: str = "offline"
+    statements: tuple[AspectStatement, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -241,6 +241,7 @@ async def _apply(state: ConstructionState, runtime: Ctx, plan: MergePlan | None)
             max_sources=ctx.config.max_sources_per_note,
             max_chars=ctx.config.max_observation_chars,
             reason=result.reason,
+            conflict_strength=ctx.config.link_threshold,
         )
 
 

@@ -22,14 +22,24 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from langmemcore._errors import LLMOutputError, LLMUnavailableError
-from langmemcore._validate import check_event_time
+from langmemcore._validate import check_event_time, check_observation
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction.gate import NoteDraft
+from langmemcore.profiles.aspects import AspectStatement
+from langmemcore.profiles.extract import extract_statements
 from langmemcore.prompts import call_structured
 from langmemcore.prompts.ingestion import SemanticIngestion, render_ingestion_prompt
+from langmemcore.storage.records import content_hash
 from langmemcore.text import analyze_observation, normalize_keyword
 
-__all__ = ["KeywordEmbedder", "ObservationIn", "draft_texts", "make_drafts"]
+__all__ = [
+    "KeywordEmbedder",
+    "ObservationIn",
+    "checked_observation",
+    "draft_statements",
+    "draft_texts",
+    "make_drafts",
+]
 
 _log = logging.getLogger("langmemcore.construction")
 
@@ -57,6 +67,23 @@ class ObservationIn:
         check_event_time(self.event_time)
         if self.event_time is not None and self.event_time.tzinfo is None:
             object.__setattr__(self, "event_time", self.event_time.replace(tzinfo=UTC))
+
+
+def checked_observation(
+    text: str,
+    key: str | None,
+    speaker: str | None,
+    event_time: datetime | None,
+    metadata: dict[str, Any] | None,
+    max_chars: int,
+) -> ObservationIn:
+    """An observation from a caller's values, validated (key default: the text's hash).
+
+    Raises:
+        InvalidInputError: Any value out of bounds (see :func:`check_observation`).
+    """
+    check_observation(key, text, speaker, event_time, metadata, max_chars=max_chars)
+    return ObservationIn(key or content_hash(text), text, speaker, event_time, metadata or {})
 
 
 @dataclass(frozen=True)
@@ -139,6 +166,17 @@ async def draft_texts(
     return list(await asyncio.gather(*(_with_llm(llm, o, config) for o in observations)))
 
 
+def draft_statements(
+    observations: Sequence[ObservationIn], config: ConstructionConfig
+) -> list[tuple[AspectStatement, ...]]:
+    """What each observation states about its subjects' aspects (none when profiles are
+    off): the offline extraction, first person resolved to the speaker.
+    """
+    if not config.profiles:
+        return [() for _o in observations]
+    return [tuple(extract_statements(o.text, o.speaker)) for o in observations]
+
+
 async def make_drafts(
     observations: Sequence[ObservationIn],
     embeddings: Embeddings,
@@ -147,6 +185,7 @@ async def make_drafts(
 ) -> list[NoteDraft]:
     """Turn observations into note drafts, embedding all contexts in one batch."""
     texts = await draft_texts(observations, config, llm)
+    statements = draft_statements(observations, config)
     vectors = await embeddings.aembed_documents([t.context for t in texts]) if texts else []
     return [
         NoteDraft(
@@ -157,6 +196,7 @@ async def make_drafts(
             event_time=o.event_time,
             speaker=o.speaker,
             origin=t.origin,
+            statements=said,
         )
-        for o, t, v in zip(observations, texts, vectors, strict=True)
+        for o, t, v, said in zip(observations, texts, vectors, statements, strict=True)
     ]

@@ -16,6 +16,9 @@ topic keywords for):
 - edges the observation's links wrote are removed, unless a link of another observation
   still in force wrote the same edge; keywords no note carries any more are deleted, and
   so are topics left without keywords;
+- the observation's profile statements are removed and the profile chains they were in
+  replayed (:func:`~langmemcore.profiles.replay.forget_statements`): a value it alone
+  stated goes, a value it replaced is current again;
 - every lineage row in force of the observation, of a deleted note, or whose link names a
   removed edge is marked undone (see :mod:`~langmemcore.storage.notes.lineage_queries`), and a
   ``forget`` row records what happened.
@@ -31,12 +34,14 @@ from langchain_core.embeddings import Embeddings
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction.apply import note_snapshot
 from langmemcore.construction.gate import merge_contexts
+from langmemcore.construction.graph import ConstructionContext
 from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
+from langmemcore.profiles.replay import forget_statements
 from langmemcore.storage.models import Note, Observation
 from langmemcore.storage.notes import NoteContent
 from langmemcore.storage.repository import Repository
 
-__all__ = ["RepairReport", "forget_observation"]
+__all__ = ["RepairReport", "forget_key", "forget_observation"]
 
 
 @dataclass(frozen=True)
@@ -176,6 +181,7 @@ async def forget_observation(
         rederived.append(note.id)
     if deleted:
         deleted_edges.extend(await repo.delete_notes(namespace, deleted))
+    await forget_statements(repo, namespace, [observation_id])
     await repo.delete_observation(namespace, observation_id)
     orphans = await _delete_orphans(repo, namespace, keyword_ids)
     await repo.retire_forgotten_lineage(namespace, observation_id, deleted, deleted_edges)
@@ -184,3 +190,22 @@ async def forget_observation(
     )
     await _record_forget(repo, namespace, report)
     return report
+
+
+async def forget_key(
+    repo: Repository, namespace: Sequence[str], key: str, context: ConstructionContext
+) -> RepairReport | None:
+    """Forget the observation stored under ``key`` (see :func:`forget_observation`) with
+    the construction graph's embedders and settings; ``None`` when no observation has it.
+    """
+    observation = await repo.observation(namespace, key)
+    if observation is None:
+        return None
+    return await forget_observation(
+        repo,
+        namespace,
+        observation.id,
+        embeddings=context.embeddings,
+        keywords=context.keywords,
+        config=context.config,
+    )

@@ -42,11 +42,13 @@ class Replacement:
     older: ChainValue
     newer: ChainValue
 
-    def involves(self, observation_id: int) -> bool:
-        """Tell whether ``observation_id`` states either value."""
+    def introduced_by(self, observation_id: int) -> bool:
+        """Tell whether ``observation_id`` first stated either value (stating a value
+        again does not make it part of the replacement).
+        """
         return any(
-            s.observation_id == observation_id and s.role == "states"
-            for s in (*self.older.sources, *self.newer.sources)
+            next(s.observation_id for s in value.sources if s.role == "states") == observation_id
+            for value in (self.older, self.newer)
         )
 
 
@@ -77,13 +79,13 @@ async def record_statements(
     statements: Sequence[StatementLike],
 ) -> list[Replacement]:
     """Store what one observation states and replay the chains it touches; returns the
-    replacements in those chains that the observation takes part in.
+    replacements in those chains whose older or newer value the observation first stated.
     """
     chains = await repo.add_profile_statements(namespace, observation_id, statements)
     if not chains:
         return []
     replayed = await replay_chains(repo, namespace, chains)
-    return [r for r in replayed if r.involves(observation_id)]
+    return [r for r in replayed if r.introduced_by(observation_id)]
 
 
 async def forget_statements(

@@ -39,6 +39,7 @@ from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.embeddings import EmbeddingsLike, embedding_dims
 from langmemcore.formal.config import FormalConfig
 from langmemcore.memory import Memory
+from langmemcore.profiles.profile import Profile
 from langmemcore.storage.items import ItemRef
 from langmemcore.storage.repository import Repository
 from langmemcore.store._checked import CheckedNamespaces, running_loop
@@ -334,6 +335,14 @@ class MemoryStore(CheckedNamespaces, BaseStore):
     ) -> dict[int, float]:
         """Sync twin of :meth:`afeedback`."""
         return run_sync(self.afeedback(items, outcome, query=query))
+
+    async def aprofile(self, namespace: tuple[str, ...], subject: str) -> Profile:
+        """What memory knows about ``subject`` from the items of ``namespace`` (see
+        :meth:`Memory.aprofile`; an unknown subject gets an empty profile).
+        """
+        return await self.memory.aprofile(namespace, subject)
+
+    profile = sync_twin(aprofile)
 
     def close(self) -> None:
         """Stop the TTL sweeper and wait for background construction."""

@@ -126,6 +126,18 @@ PUBLIC_API: dict[str, list[str]] = {
         "settle",
         "water_inflation",
     ],
+    "langmemcore.profiles": [
+        "ASPECTS",
+        "SINGLE_VALUED",
+        "AspectStatement",
+        "AspectValues",
+        "Profile",
+        "ProfileLayer",
+        "ProfileSource",
+        "ProfileValue",
+        "SubjectSummary",
+        "is_single_valued",
+    ],
     "langmemcore.prompts": [
         "CircuitBreaker",
         "LLMUsage",
