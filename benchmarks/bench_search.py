@@ -1,15 +1,23 @@
-"""Benchmark: offline search latency of ``Memory.asearch`` vs LangGraph's ``PostgresStore.search``.
+"""Benchmark: offline search latency of ``Memory.asearch`` vs LangGraph's ``PostgresStore.search``
+and langchain-postgres ``PGVectorStore`` hybrid search.
 
 Run from the repository root: ``python benchmarks/bench_search.py ../shared/data/locomo-dev.json
-[--sizes 10000 100000] [--queries 200] [--url URL]``
+[--sizes 10000 100000] [--queries 200] [--rounds 3] [--others 10000] [--url URL]`` (with
+``PYTHONPATH`` naming a folder holding langchain-postgres for the hybrid peer, see
+``benchmarks/hybrid_peer.py``).
 
 Same notes (texts and vectors), same Postgres (a fresh embedded server in a temporary folder
 unless ``--url`` / ``DATABASE_URL``), same query embedder (local all-MiniLM-L6-v2), same run:
 the first ``--queries`` LoCoMo questions of categories 1-4 go to one namespace per size,
-alternating ``Memory.asearch`` (defaults, no LLM) and ``PostgresStore.search(prefix,
-query=..., limit=20)`` (server default HNSW settings) query by query, after 5 warm-up
-questions (the last five). Latency includes embedding the query. Prints load times per
-phase, p50 / p95 / mean latency, results returned ("hits") and the ratio of the p50s.
+query by query through every system: ``Memory.asearch`` (defaults, no LLM),
+``PostgresStore.search(prefix, query=..., limit=20)`` (server default HNSW settings),
+``PGVectorStore`` hybrid search (dense + full text, reciprocal rank fusion, 20 results)
+when langchain-postgres is importable, and ``Memory.asearch`` with every mechanism on
+(``RetrievalConfig(llm_only=())``), after 5 warm-up questions (the last five). The pass
+runs ``--rounds`` times, the order of the systems rotated each round, so that the
+machine's drift weighs on all alike. Latency includes embedding the query. Prints load
+times per phase, p50 / p95 / mean latency and results returned ("hits") per round, and
+the median and range over rounds of each system's p50 and p95 ratio to PostgresStore's.
 
 Data: synthetic notes derived from the 1451 real turns (see
 ``benchmarks/synthetic_notes.py``), loaded by binary ``COPY`` with the notes' HNSW
@@ -17,9 +25,10 @@ index dropped and rebuilt after, then ``VACUUM ANALYZE`` and ``evolve_topics``.
 ``PostgresStore`` gets the same namespaces and texts by ``batch([PutOp, ...])`` in chunks
 of 1000 (its HNSW index live); its embedder returns the precomputed vector of a stored
 text and the real embedding of anything else (the queries). Then ``VACUUM ANALYZE``.
+The hybrid peer's table gets the same notes by ``INSERT ... SELECT``.
 
-Two other namespaces of 10k notes are loaded first, then one namespace per size in
-ascending order, each measured right after its load.
+Two other namespaces (``--others`` notes each, 10k by default) are loaded first, then one
+namespace per size in ascending order, each measured right after its load.
 """
 
 from __future__ import annotations
@@ -43,12 +52,14 @@ from langchain_core.embeddings import Embeddings
 from pgvector.psycopg import register_vector
 from sqlalchemy import make_url
 
+from langmemcore.config import RetrievalConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.locomo import load_locomo
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, upgrade
 from langmemcore.storage.embedded import embedded_database_url
 
+from hybrid_peer import HybridPeer, available
 from synthetic_notes import (
     Material,
     SyntheticNote,
@@ -67,6 +78,9 @@ CHUNK = 1000
 """PutOps per ``PostgresStore.batch`` call."""
 WARMUP = 5
 """Questions asked of each system before measuring (not counted)."""
+EVERY_MECHANISM = RetrievalConfig(llm_only=())
+"""langmemcore with every mechanism on offline (the topic and neighbour channels, the
+loop): what the defaults ran before they were kept for the LLM path."""
 
 
 class LookupEmbeddings(Embeddings):
@@ -135,6 +149,7 @@ class _Bench:
     store: PostgresStore
     lookup: LookupEmbeddings
     material: Material
+    peer: HybridPeer | None = None
 
     async def load(self, namespace: tuple[str, ...], size: int, seed: int) -> None:
         print(f"loading {'.'.join(namespace)} ({size} notes)", flush=True)
@@ -160,46 +175,86 @@ class _Bench:
             load_store(self.store, self.lookup, namespace, notes, vectors)
         with _phase("VACUUM ANALYZE"):
             self.conn.execute("VACUUM ANALYZE")
+        if self.peer is not None:
+            with _phase("PGVectorStore table: INSERT ... SELECT of the same notes"):
+                await self.peer.load(".".join(namespace))
 
     async def measure(
-        self, namespace: tuple[str, ...], questions: Sequence[str], warmup: Sequence[str]
-    ) -> Latencies:
+        self,
+        namespace: tuple[str, ...],
+        questions: Sequence[str],
+        warmup: Sequence[str],
+        rounds: int,
+    ) -> list[Latencies]:
+        """``rounds`` passes over the questions, query by query through every system, the
+        order of the systems rotated from one round to the next.
+        """
+        encoded = ".".join(namespace)
+
         async def ours(query: str) -> int:
             return len(await self.memory.asearch(namespace, query))
+
+        async def everything(query: str) -> int:
+            return len(await self.memory.asearch(namespace, query, config=EVERY_MECHANISM))
 
         async def theirs(query: str) -> int:
             return len(self.store.search(namespace, query=query, limit=20))
 
         systems = {"langmemcore": ours, "PostgresStore": theirs}
+        if self.peer is not None:
+            peer = self.peer
+
+            async def hybrid(query: str) -> int:
+                return await peer.search(encoded, query)
+
+            systems["PGVectorStore hybrid"] = hybrid
+        systems["langmemcore, all on"] = everything
         for query in warmup:
             for search in systems.values():
                 await search(query)
-        result: Latencies = {name: ([], []) for name in systems}
-        for query in questions:
-            for name, search in systems.items():
-                start = time.perf_counter()
-                hits = await search(query)
-                result[name][0].append((time.perf_counter() - start) * 1000)
-                result[name][1].append(hits)
-        return result
+        measured: list[Latencies] = []
+        names = list(systems)
+        for round in range(rounds):
+            order = names[round % len(names) :] + names[: round % len(names)]
+            result: Latencies = {name: ([], []) for name in names}
+            for query in questions:
+                for name in order:
+                    start = time.perf_counter()
+                    hits = await systems[name](query)
+                    result[name][0].append((time.perf_counter() - start) * 1000)
+                    result[name][1].append(hits)
+            measured.append(result)
+        return measured
 
 
-def _print_table(measured: Sequence[tuple[int, Latencies]]) -> None:
-    print(f"{'size':>7}  {'system':<14} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8} {'hits':>6}")
-    for size, latencies in measured:
-        p50s = {}
-        for name, (ms, hits) in latencies.items():
-            p50, p95 = np.percentile(ms, [50, 95])
-            p50s[name] = float(p50)
-            print(
-                f"{size:>7}  {name:<14} {p50:>8.1f} {p95:>8.1f} {np.mean(ms):>8.1f} "
-                f"{np.mean(hits):>6.1f}"
-            )
-        ratio = p50s["langmemcore"] / p50s["PostgresStore"]
-        print(f"{size:>7}  p50 ratio langmemcore / PostgresStore: {ratio:.2f}x")
+def _print_table(measured: Sequence[tuple[int, list[Latencies]]]) -> None:
+    print(f"{'size':>7}  {'system':<22} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8} {'hits':>6}")
+    for size, rounds in measured:
+        for index, latencies in enumerate(rounds, start=1):
+            for name, (ms, hits) in latencies.items():
+                p50, p95 = np.percentile(ms, [50, 95])
+                print(
+                    f"{size:>7}  {name:<22} {p50:>8.1f} {p95:>8.1f} {np.mean(ms):>8.1f} "
+                    f"{np.mean(hits):>6.1f}  (round {index})"
+                )
+        for name in rounds[0]:
+            if name == "PostgresStore":
+                continue
+            for q in (50, 95):
+                ratios = [
+                    np.percentile(r[name][0], q) / np.percentile(r["PostgresStore"][0], q)
+                    for r in rounds
+                ]
+                print(
+                    f"{size:>7}  p{q} ratio {name} / PostgresStore: median "
+                    f"{np.median(ratios):.2f}x, range {min(ratios):.2f}-{max(ratios):.2f}x "
+                    f"over {len(ratios)} rounds"
+                )
 
 
-async def _run(path: Path, sizes: Sequence[int], queries: int, url: str | None) -> None:
+async def _run(
+    path: Path, sizes: Sequence[int], queries: int, url: str | None, rounds: int, others: int
+) -> None:
     from langgraph.store.postgres import PostgresStore
     from psycopg.rows import dict_row
 
@@ -221,7 +276,7 @@ async def _run(path: Path, sizes: Sequence[int], queries: int, url: str | None) 
         f"{len(questions)} questions (asking {min(queries, len(questions))})"
     )
     run = f"bench-{uuid.uuid4().hex[:8]}"
-    layout = [((run, "other-1"), 10_000, False), ((run, "other-2"), 10_000, False)]
+    layout = [((run, "other-1"), others, False), ((run, "other-2"), others, False)]
     layout += [((run, f"n{size}"), size, True) for size in sorted(sizes)]
     measured: list[tuple[int, Latencies]] = []
     conninfo = _conninfo(database.url)
@@ -235,16 +290,26 @@ async def _run(path: Path, sizes: Sequence[int], queries: int, url: str | None) 
         lookup = LookupEmbeddings(embeddings)
         store = PostgresStore(store_conn, index={"dims": 384, "embed": lookup, "fields": ["text"]})
         store.setup()
-        bench = _Bench(conn, Memory(database, embeddings), store, lookup, material)
+        peer = HybridPeer(database.url, lookup) if available() else None
+        if peer is None:
+            print("langchain-postgres not importable: no PGVectorStore hybrid peer")
+        else:
+            await peer.open()
+        bench = _Bench(conn, Memory(database, embeddings), store, lookup, material, peer)
         for seed, (namespace, size, measure) in enumerate(layout):
             await bench.load(namespace, size, seed)
             if measure:
+                if peer is not None:
+                    with _phase("PGVectorStore indexes (HNSW, GIN) + VACUUM ANALYZE"):
+                        await peer.index()
                 load = os.getloadavg()[0]
-                with _phase(f"search {queries} queries x 2 systems (load average {load:.1f})"):
+                with _phase(f"search {queries} queries x {rounds} rounds (load {load:.1f})"):
                     latencies = await bench.measure(
-                        namespace, questions[:queries], questions[-WARMUP:]
+                        namespace, questions[:queries], questions[-WARMUP:], rounds
                     )
                 measured.append((size, latencies))
+        if peer is not None:
+            await peer.close()
     await database.dispose()
     print(f"total {time.perf_counter() - started:.0f} s")
     _print_table(measured)
@@ -257,8 +322,10 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--url", default=os.environ.get("DATABASE_URL"))
+    parser.add_argument("--rounds", type=int, default=3, help="alternated passes per size")
+    parser.add_argument("--others", type=int, default=10_000, help="notes of each other namespace")
     args = parser.parse_args()
-    asyncio.run(_run(args.path, args.sizes, args.queries, args.url))
+    asyncio.run(_run(args.path, args.sizes, args.queries, args.url, args.rounds, args.others))
 
 
 if __name__ == "__main__":

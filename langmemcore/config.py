@@ -7,7 +7,7 @@ Defaults follow the MemCoRe paper (section 3.1 and appendix C.1): merge at stren
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from langmemcore._errors import ConfigurationError
 from langmemcore.storage.records import DEFAULT_MAX_OBSERVATION_CHARS
@@ -191,6 +191,12 @@ class RetrievalConfig:
     """Weight of each channel in reciprocal rank fusion. The profile channel weighs as
     much as the speaker channel, the other channel that reads who a question is about."""
 
+    priors: tuple[str, ...] = ("topic",)
+    """Channels that act as a prior on the candidate pool instead of bringing candidates:
+    their ranking adds to the fused score of notes another channel found, and a note only
+    they rank is left out (topics as MemCoRe's coarse route to the right region of memory,
+    rather than whole topic groups crowding the top ranks)."""
+
     k_topic: int = 3
     """Topics taken by centroid similarity (K_topic)."""
 
@@ -235,12 +241,38 @@ class RetrievalConfig:
     sufficiency_top: int = 10
     """Fused notes the offline sufficiency test reads."""
 
+    llm_only: tuple[str, ...] = ("topic", "neighbour", "loop")
+    """Mechanisms that run only when a chat model is configured: channel names, and
+    ``"loop"`` for the sufficiency loop. Offline (no model) they are skipped: by default
+    the topic and neighbour channels and the loop, which showed no gain offline on at
+    least 2 of the 3 dev conversations (BENCHMARKS.md's ablation table)."""
+
     def weight(self, channel: str) -> float:
         """Fusion weight of ``channel`` (0 for unknown ones)."""
         return dict(self.weights).get(channel, 0.0)
 
+    def offline(self) -> RetrievalConfig:
+        """These settings without the mechanisms of ``llm_only`` (what a search without a
+        chat model runs).
+        """
+        if not self.llm_only:
+            return self
+        return replace(
+            self,
+            channels=tuple(c for c in self.channels if c not in self.llm_only),
+            max_rounds=1 if "loop" in self.llm_only else self.max_rounds,
+            llm_only=(),
+        )
+
     def __post_init__(self) -> None:
-        unknown = (set(self.channels) | set(self.refine_channels)) - set(CHANNELS)
+        known = {*CHANNELS, "loop"}
+        if set(self.llm_only) - known:
+            raise ConfigurationError(
+                f"unknown llm_only mechanisms: {sorted(set(self.llm_only) - known)}"
+            )
+        unknown = (set(self.channels) | set(self.refine_channels) | set(self.priors)) - set(
+            CHANNELS
+        )
         if unknown:
             raise ConfigurationError(f"unknown retrieval channels: {sorted(unknown)}")
         if self.max_rounds < 1 or self.k_final < 1:

@@ -146,7 +146,10 @@ def _eval_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     locomo.add_argument(
         "--ablations",
         action="store_true",
-        help="also run each channel off, the loop off, append-only memory",
+        help="also run each mechanism on or off, and append-only memory",
+    )
+    locomo.add_argument(
+        "--out", default=None, help="also write the report here, after each run (ablations)"
     )
     locomo.add_argument("--limit", type=positive_int, default=None, help="conversations evaluated")
     locomo.add_argument(

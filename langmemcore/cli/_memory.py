@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -227,7 +228,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
 
 def cmd_eval_locomo(args: argparse.Namespace) -> int:
     """Evaluate evidence recall@k on a LoCoMo file."""
-    from langmemcore.eval.locomo_eval import evaluate_locomo
+    from langmemcore.eval.locomo_eval import EvalReport, evaluate_locomo
     from langmemcore.locomo import limit_conversations, load_locomo
 
     conversations = limit_conversations(
@@ -237,13 +238,24 @@ def cmd_eval_locomo(args: argparse.Namespace) -> int:
         questions_limit=args.questions,
     )
 
+    def text(report: EvalReport) -> str:
+        latency = f"\n\nmean search latency: {report.query_seconds * 1000:.1f} ms\n"
+        return report.format_markdown() + latency
+
+    def save(report: EvalReport) -> None:
+        Path(args.out).write_text(text(report), encoding="utf-8")
+
     async def job(memory: Memory) -> str:
         report = await evaluate_locomo(
-            memory, conversations, ablations=args.ablations, progress=True
+            memory,
+            conversations,
+            ablations=args.ablations,
+            progress=True,
+            on_run=save if args.out else None,
         )
-        return report.format_markdown() + (
-            f"\n\nmean search latency: {report.query_seconds * 1000:.1f} ms\n"
-        )
+        if args.out:
+            save(report)
+        return text(report)
 
     print(_with_memory(args, job))
     return 0

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -20,48 +20,13 @@ from langmemcore._progress import ProgressLike, progress_callback
 from langmemcore.config import CHANNELS, RetrievalConfig
 from langmemcore.eval.baselines import run_turn_baselines
 from langmemcore.eval.metrics import DEFAULT_KS, RecallTable
+from langmemcore.eval.report import FULL, EvalReport, RunResult
 from langmemcore.io import conversation_observations
 from langmemcore.locomo import Conversation
 from langmemcore.memory import Memory
+from langmemcore.retrieval.cost import track_search_cost
 
 __all__ = ["EvalReport", "ablation_configs", "evaluate_locomo", "ingest_conversations"]
-
-
-@dataclass(frozen=True)
-class EvalReport:
-    """Results of one evaluation run.
-
-    Attributes:
-        system: The full system's table.
-        baselines: Raw-turn baselines ("bm25", "dense", "rrf").
-        ablations: Name -> table of each ablation run.
-        query_seconds: Mean search latency of the full system.
-    """
-
-    system: RecallTable
-    baselines: dict[str, RecallTable]
-    ablations: dict[str, RecallTable]
-    query_seconds: float
-
-    def format_markdown(self) -> str:
-        """The main table, the baselines' overall rows and the ablation table."""
-        lines = ["### langmemcore (full system)", "", self.system.format_markdown(), ""]
-        lines += [
-            "### Overall recall, side by side",
-            "",
-            "| run | " + " | ".join(f"R@{k}" for k in self.system.ks) + " |",
-            "|---|" + "---|" * len(self.system.ks),
-        ]
-        runs = {
-            "langmemcore": self.system,
-            **{f"baseline {n}": t for n, t in self.baselines.items()},
-            **{f"ablation: {n}": t for n, t in self.ablations.items()},
-        }
-        for name, table in runs.items():
-            overall = table.report()["overall"]
-            cells = " | ".join(f"{overall.recall[k]:.1f}" for k in table.ks)
-            lines.append(f"| {name} | {cells} |")
-        return "\n".join(lines)
 
 
 async def ingest_conversations(
@@ -86,37 +51,55 @@ async def _ask_all(
     config: RetrievalConfig,
     ks: Sequence[int],
     progress: ProgressLike,
-) -> tuple[RecallTable, float]:
+) -> RunResult:
     table = RecallTable(tuple(ks))
+    per_conversation = {c.sample_id: RecallTable(tuple(ks)) for c in conversations}
     total = sum(len(c.retrieval_questions) for c in conversations)
     report = progress_callback(progress, "questions")
     elapsed, done = 0.0, 0
-    for conversation in conversations:
-        for question in conversation.retrieval_questions:
-            start = time.perf_counter()
-            notes = await memory.asearch(
-                (prefix, conversation.sample_id), question.question, k=max(ks), config=config
-            )
-            elapsed += time.perf_counter() - start
-            table.add(
-                question.category, [[s.key for s in n.sources] for n in notes], question.evidence
-            )
-            done += 1
-            if report:
-                report(done, total)
-    return table, elapsed / max(1, done)
+    with track_search_cost() as cost:
+        for conversation in conversations:
+            for question in conversation.retrieval_questions:
+                start = time.perf_counter()
+                notes = await memory.asearch(
+                    (prefix, conversation.sample_id), question.question, k=max(ks), config=config
+                )
+                elapsed += time.perf_counter() - start
+                ranked = [[s.key for s in n.sources] for n in notes]
+                table.add(question.category, ranked, question.evidence)
+                per_conversation[conversation.sample_id].add(
+                    question.category, ranked, question.evidence
+                )
+                done += 1
+                if report:
+                    report(done, total)
+    return RunResult(table, per_conversation, cost, elapsed / max(1, done))
 
 
-def ablation_configs(config: RetrievalConfig) -> dict[str, RetrievalConfig]:
-    """Each channel off, and the refinement loop off."""
-    result = {
-        f"no {channel} channel": replace(
-            config, channels=tuple(c for c in config.channels if c != channel)
-        )
-        for channel in CHANNELS
-        if channel in config.channels
-    }
-    result["no refinement loop"] = replace(config, max_rounds=1)
+def ablation_configs(
+    config: RetrievalConfig, *, offline: bool = True
+) -> dict[str, RetrievalConfig]:
+    """Offline, each mechanism the settings keep for the LLM path switched on
+    (``"with ..."``), then each one that runs switched off (``"no ..."``).
+
+    Args:
+        config: The full system's settings.
+        offline: Whether the searches run without a chat model (then ``llm_only``
+            mechanisms are off in the full system).
+    """
+    skipped = set(config.llm_only) if offline else set()
+    running = config.offline() if offline else config
+    result: dict[str, RetrievalConfig] = {}
+    for mechanism in sorted(skipped, key=[*CHANNELS, "loop"].index):
+        name = "with refinement loop" if mechanism == "loop" else f"with {mechanism} channel"
+        result[name] = replace(config, llm_only=tuple(m for m in config.llm_only if m != mechanism))
+    for channel in CHANNELS:
+        if channel in running.channels:
+            result[f"no {channel} channel"] = replace(
+                config, channels=tuple(c for c in config.channels if c != channel)
+            )
+    if running.max_rounds > 1:
+        result["no refinement loop"] = replace(config, max_rounds=1)
     return result
 
 
@@ -127,6 +110,7 @@ async def evaluate_locomo(
     ks: Sequence[int] = DEFAULT_KS,
     ablations: bool = False,
     progress: ProgressLike = None,
+    on_run: Callable[[EvalReport], None] | None = None,
 ) -> EvalReport:
     """Run the evaluation (ingest, ask, baselines, optionally ablations).
 
@@ -137,19 +121,25 @@ async def evaluate_locomo(
         ablations: Also run the ablation table (each channel off, loop off,
             append-only memory).
         progress: Progress bar / callback.
+        on_run: Called with the report so far after each run (e.g. to save it while
+            the ablations go on).
     """
     prefix = f"locomo-{uuid.uuid4().hex[:8]}"
     await ingest_conversations(memory, conversations, prefix, progress)
-    system, latency = await _ask_all(memory, conversations, prefix, memory.retrieval, ks, progress)
+    runs = {FULL: await _ask_all(memory, conversations, prefix, memory.retrieval, ks, progress)}
 
     def embed(texts: Sequence[str]) -> np.ndarray:
         return np.asarray(memory.embeddings.embed_documents(list(texts)))
 
     baselines = run_turn_baselines(conversations, embed, ks=tuple(ks))
-    tables: dict[str, RecallTable] = {}
     if ablations:
-        for name, config in ablation_configs(memory.retrieval).items():
-            tables[name], _ = await _ask_all(memory, conversations, prefix, config, ks, None)
+        settings = ablation_configs(memory.retrieval, offline=memory.llm is None)
+        for name, config in settings.items():
+            if on_run:
+                on_run(_report(runs, baselines))
+            runs[name] = await _ask_all(memory, conversations, prefix, config, ks, None)
+        if on_run:
+            on_run(_report(runs, baselines))
         flat = Memory(
             memory.database,
             memory.embeddings,
@@ -157,7 +147,13 @@ async def evaluate_locomo(
             retrieval=memory.retrieval,
         )
         await ingest_conversations(flat, conversations, prefix + "-flat")
-        tables["append-only memory"], _ = await _ask_all(
+        runs["append-only memory"] = await _ask_all(
             flat, conversations, prefix + "-flat", memory.retrieval, ks, None
         )
-    return EvalReport(system, baselines, tables, latency)
+    return _report(runs, baselines)
+
+
+def _report(runs: dict[str, RunResult], baselines: dict[str, RecallTable]) -> EvalReport:
+    system = runs[FULL]
+    tables = {name: run.table for name, run in runs.items() if name != FULL}
+    return EvalReport(system.table, baselines, tables, system.seconds, dict(runs))

@@ -53,6 +53,7 @@ class QueryPlan:
         topic_vector: Embedding of ``topic``.
         keyword_vectors: Embedding of each keyword, in order.
         round: Refinement round (0 = the original query).
+        stored: Its keywords that memory stores (their vectors were read, not embedded).
     """
 
     text: str
@@ -64,6 +65,7 @@ class QueryPlan:
     topic_vector: tuple[float, ...]
     keyword_vectors: tuple[tuple[float, ...], ...]
     round: int = 0
+    stored: tuple[str, ...] = ()
 
 
 def rank_neighbours(

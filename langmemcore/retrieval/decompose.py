@@ -64,11 +64,13 @@ async def _vectors(
     """
     keywords = plan.keywords
     found: dict[str, Sequence[float]] = {}
+    stored: Mapping[str, Sequence[float]] = {}
     if "keywords" in vectors:
         found = {k: v for k, v in (known or {}).items() if k in keywords}
         missing = [k for k in keywords if k not in found]
         if missing and lookup is not None:
-            found.update(await lookup(missing))
+            stored = await lookup(missing)
+            found.update(stored)
     parts = ["text"] if "text" in vectors or ("topic" in vectors and not described) else []
     parts += ["topic"] if "topic" in vectors and described else []
     fresh = [k for k in keywords if "keywords" in vectors and k not in found]
@@ -81,6 +83,7 @@ async def _vectors(
         vector=tuple(own.get("text", ())),
         topic_vector=tuple(own.get("topic", own.get("text", ()))) if "topic" in vectors else (),
         keyword_vectors=tuple(tuple(found[k]) for k in keywords) if "keywords" in vectors else (),
+        stored=tuple(k for k in keywords if k in stored),
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -43,12 +43,20 @@ class Fused:
     ranks: dict[str, int] = field(default_factory=dict)
 
 
-def fuse(rankings: Sequence[ChannelRanking], rrf_k: int = 60) -> list[Fused]:
+def fuse(
+    rankings: Sequence[ChannelRanking], rrf_k: int = 60, priors: Collection[str] = ()
+) -> list[Fused]:
     """Fuse rankings: ``score(n) = sum_c weight_c / (rrf_k + rank_c(n))``.
+
+    A channel named in ``priors`` is a prior on the candidate pool, not a source of
+    candidates: its ranking adds to the score of notes another channel ranked and
+    brings no note of its own (MemCoRe's topics as a coarse route to the region of
+    memory, which must not crowd the top ranks with whole groups).
 
     Args:
         rankings: Channel rankings (several rounds may contribute).
         rrf_k: Rank offset.
+        priors: Channels whose rankings only re-weight the others' notes.
 
     Returns:
         Every ranked note, best first (ties broken by note id); each keeps the best rank
@@ -56,10 +64,14 @@ def fuse(rankings: Sequence[ChannelRanking], rrf_k: int = 60) -> list[Fused]:
     """
     scores: dict[int, float] = {}
     ranks: dict[int, dict[str, int]] = {}
+    pool = {n for r in rankings if r.channel not in priors and r.weight > 0 for n in r.note_ids}
     for ranking in rankings:
         if ranking.weight <= 0:
             continue
+        prior = ranking.channel in priors
         for position, note_id in enumerate(dict.fromkeys(ranking.note_ids), start=1):
+            if prior and note_id not in pool:
+                continue
             scores[note_id] = scores.get(note_id, 0.0) + ranking.weight / (rrf_k + position)
             seen = ranks.setdefault(note_id, {})
             seen[ranking.channel] = min(seen.get(ranking.channel, position), position)

@@ -35,6 +35,7 @@ from langmemcore.retrieval.channels import (
     neighbour_channel,
     run_channel,
 )
+from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.decompose import KeywordLookup, plan_query
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
@@ -59,7 +60,8 @@ class RetrievalContext:
     Attributes:
         database: Where memory lives.
         embeddings: Embedder of queries.
-        config: Retrieval settings.
+        config: Retrieval settings (without their ``llm_only`` mechanisms when there is no
+            ``llm``).
         llm: Optional chat model for decomposition and the sufficiency loop.
     """
 
@@ -69,6 +71,11 @@ class RetrievalContext:
     embeddings: SkipJsonSchema[Embeddings]
     config: RetrievalConfig
     llm: SkipJsonSchema[BaseChatModel | None] = None
+
+    def __post_init__(self) -> None:
+        """Without a chat model, the settings' ``llm_only`` mechanisms are skipped."""
+        if self.llm is None:
+            self.config = self.config.offline()
 
 
 class RetrievalState(TypedDict, total=False):
@@ -125,6 +132,7 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     ctx = runtime.context
     lookup = _stored_keywords(ctx.database, state["namespace"])
     plan = await plan_query(state["query"], ctx.embeddings, llm=ctx.llm, lookup=lookup)
+    count(searches=1)
     return {
         "plan": plan,
         "current": plan,
@@ -158,12 +166,14 @@ async def channel(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     ranking = await run_channel(
         ctx.database, state["channel"], state["namespace"], state["current"], ctx.config
     )
+    count(channel_calls=1)
     return {"rankings": [ranking]}
 
 
 async def fuse_node(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Weighted reciprocal rank fusion over every round's rankings."""
-    return {"fused": fuse(state["rankings"], runtime.context.config.rrf_k)}
+    config = runtime.context.config
+    return {"fused": fuse(state["rankings"], config.rrf_k, config.priors)}
 
 
 async def expand(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
@@ -176,10 +186,12 @@ async def expand(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     plan = state["current"]
     async with Repository.open(runtime.context.database, autocommit=True) as repo:
         ids = await neighbour_channel(repo, state["namespace"], anchors, plan, config)
+    count(channel_calls=1)
     ranking = ChannelRanking(
         "neighbour", tuple(ids), channel_weight(config, "neighbour", plan.round), plan.round
     )
-    return {"rankings": [ranking], "fused": fuse([*state["rankings"], ranking], config.rrf_k)}
+    fused = fuse([*state["rankings"], ranking], config.rrf_k, config.priors)
+    return {"rankings": [ranking], "fused": fused}
 
 
 async def _evidence(
@@ -210,7 +222,10 @@ async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         except (LLMOutputError, LLMUnavailableError) as exc:
             _log.warning("sufficiency prompts failed, judging offline: %s", exc)
     if verdict is None:
-        verdict = judge_offline(state["plan"], evidence, state["asked"])
+        plan = state["plan"]
+        verdict = judge_offline(
+            plan, evidence, state["asked"], stored=plan.stored, times="time" in runnable
+        )
     return {
         "sufficient": verdict.sufficient,
         "missing": verdict.missing,
@@ -255,6 +270,7 @@ async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         known=known,
         lookup=_stored_keywords(ctx.database, state["namespace"]),
     )
+    count(refined=int(round == 1), subquery_rounds=1)
     return {
         "current": plan,
         "asked": [*state["asked"], subquery],

@@ -5,13 +5,15 @@ Offline the test is deterministic: the words of the query's keywords must each a
 among the best notes (in their keywords or context terms, compared by stem, so that
 "pursue" is covered by "pursuing") and a date the query names must match a best
 note's event time; the sub-query is built from what is missing plus the keywords of the
-best notes' neighbourhood (the bridge entities of multi-hop questions). With an LLM the
+best notes' neighbourhood (the bridge entities of multi-hop questions). A round runs only
+when what is missing is something it can find: a keyword memory stores (a cue the pool
+lacks though memory holds it), or a date when the round runs the time channel. With an LLM the
 paper's sufficiency and sub-query prompts decide.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
@@ -58,33 +60,49 @@ class Verdict:
 
 
 def judge_offline(
-    plan: QueryPlan, evidence: Sequence[EvidenceNote], asked: Sequence[str]
+    plan: QueryPlan,
+    evidence: Sequence[EvidenceNote],
+    asked: Sequence[str],
+    *,
+    stored: Collection[str] | None = None,
+    times: bool = True,
 ) -> Verdict:
     """Deterministic coverage test and sub-query (see the module docstring).
+
+    A sub-query is asked only for what a round can find: keywords memory stores (when
+    ``stored`` is given) and, when the round runs the time channel, dates. Anything else
+    missing is named in the verdict, and refinement stops.
 
     Args:
         plan: The original query's plan.
         evidence: The best notes so far, best first.
         asked: Queries already run (a sub-query is never repeated).
+        stored: The plan's keywords memory stores (``None``: treat every keyword as
+            stored).
+        times: Whether a missing date can be asked for.
     """
     covered: set[str] = set()
     for note in evidence:
         covered.update(stem(word) for keyword in note.keywords for word in keyword.split())
         covered |= content_stem_set(note.context)
-    missing = [k for k in plan.keywords if not {stem(w) for w in k.split()} <= covered]
+    lacking = [k for k in plan.keywords if not {stem(w) for w in k.split()} <= covered]
+    askable = [k for k in lacking if stored is None or k in stored]
     days = {n.event_day for n in evidence if n.event_day}
+    dates: list[str] = []
     if plan.times and not any(
         m.start.isoformat() <= d <= m.end.isoformat() for m in plan.times for d in days
     ):
-        missing.extend(m.text for m in plan.times)
+        dates = [m.text for m in plan.times]
+    missing = ", ".join([*lacking, *dates])
+    wanted = [*askable, *(dates if times else [])]
     if not missing:
         return Verdict(True, "", None)
     bridge = [k for note in evidence[:3] for k in note.keywords if k not in plan.keywords]
-    keywords = tuple(dict.fromkeys([*missing, *bridge[:3]]))
+    keywords = tuple(dict.fromkeys([*wanted, *bridge[:3]])) if wanted else ()
     subquery = " ".join(keywords)
     if not subquery or subquery in asked:
-        return Verdict(True, ", ".join(missing), None)
-    return Verdict(False, ", ".join(missing), subquery, keywords)
+        return Verdict(True, missing, None)
+    return Verdict(False, missing, subquery, keywords)
 
 
 def _context(evidence: Sequence[EvidenceNote]) -> str:

@@ -16,6 +16,7 @@ from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS, neighbour_channel
+from langmemcore.retrieval.cost import track_search_cost
 from langmemcore.retrieval.decompose import plan_query
 from langmemcore.storage import Database, Repository, Scored
 from langmemcore.storage.models import Keyword, Note, NoteKeyword, Topic, TopicKeyword
@@ -287,7 +288,8 @@ async def test_time_channel_matches_the_named_period(
 def context(
     database: Database, embeddings: LocalEmbeddings, llm: Any = None, **overrides: Any
 ) -> RetrievalContext:
-    return RetrievalContext(database, embeddings, replace(RetrievalConfig(), **overrides), llm)
+    settings = replace(RetrievalConfig(llm_only=()), **overrides)
+    return RetrievalContext(database, embeddings, settings, llm)
 
 
 async def test_loop_stops_when_the_evidence_covers_the_query(
@@ -316,11 +318,18 @@ async def test_subquery_rounds_run_refine_channels_on_the_judges_keywords(
     built: Built, database: Database
 ) -> None:
     embedder = CountingEmbeddings()
-    query = "Did Melanie visit the volcano observatory in Iceland?"
-    state = await build_retrieval_graph().ainvoke(
-        {"namespace": built.namespace, "query": query},
-        context=context(database, embedder),
-    )
+    # the best note covers one of the two; the other is a stored keyword it lacks
+    query = "Did Melanie take a pottery class before her charity race?"
+    with track_search_cost() as cost:
+        state = await build_retrieval_graph().ainvoke(
+            {"namespace": built.namespace, "query": query},
+            context=context(database, embedder, sufficiency_top=1),
+        )
+    assert state["missing"] in {"charity race", "pottery class"}
+    assert state["asked"][1].startswith(state["missing"])
+    assert cost.searches == 1 and cost.refined == 1
+    assert cost.subquery_rounds == len(state["asked"]) - 1
+    assert cost.channel_calls == len(state["rankings"])
     later = [r for r in state["rankings"] if r.round > 0]
     assert len(state["asked"]) >= 2
     assert later and {r.channel for r in later} == {"keyword"}
@@ -332,7 +341,7 @@ async def test_subquery_rounds_run_refine_channels_on_the_judges_keywords(
     assert embedder.batches == 1
     every = await build_retrieval_graph().ainvoke(
         {"namespace": built.namespace, "query": query},
-        context=context(database, embedder, refine_channels=CHANNELS),
+        context=context(database, embedder, refine_channels=CHANNELS, sufficiency_top=1),
     )
     assert {r.channel for r in every["rankings"] if r.round > 0} >= {"keyword", "vector"}
     assert len(every["current"].vector) == 384
@@ -352,6 +361,37 @@ class NeverSatisfied(FakeListChatModel):
             self.asked += 1
             return f"Sub-question: what else happened, take {self.asked}?"
         return "not json"
+
+
+async def test_offline_no_round_for_what_memory_does_not_hold(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    query = "Did Melanie visit the volcano observatory in Iceland?"
+    with track_search_cost() as cost:
+        state = await build_retrieval_graph().ainvoke(
+            {"namespace": built.namespace, "query": query},
+            context=context(database, embeddings),
+        )
+    assert "volcano" in state["missing"] and state["subquery"] is None
+    assert state["asked"] == [query]
+    assert (cost.searches, cost.refined, cost.subquery_rounds) == (1, 0, 0)
+
+
+async def test_mechanisms_kept_for_the_llm_path_are_skipped_offline(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    only_keyword = tuple(c for c in CHANNELS if c != "keyword")
+    settings = context(database, embeddings, llm_only=(*only_keyword, "loop"))
+    assert settings.config.channels == ("keyword",) and settings.config.max_rounds == 1
+    with track_search_cost() as cost:
+        state = await build_retrieval_graph().ainvoke(
+            {"namespace": built.namespace, "query": "Melanie charity race"}, context=settings
+        )
+    assert {r.channel for r in state["rankings"]} == {"keyword"}
+    assert state["results"][0].note_id == built.ids["race"]
+    assert cost.channel_calls == 1
+    with_llm = context(database, embeddings, NeverSatisfied(responses=[""]), llm_only=("topic",))
+    assert "topic" in with_llm.config.channels
 
 
 async def test_loop_stops_at_max_rounds(

@@ -159,3 +159,34 @@ def test_sources_most_relevant_to_the_query_come_first() -> None:
     ordered = order_sources(sources, {"charity", "race"})
     assert [s.key for s in ordered] == ["b", "a"]
     assert [s.key for s in order_sources(sources, set())] == ["a", "b"]
+
+
+def test_a_prior_channel_reweights_the_pool_and_brings_no_note_of_its_own() -> None:
+    rankings = [
+        ChannelRanking("vector", (1, 2), 1.0),
+        ChannelRanking("topic", (9, 2, 8), 0.5),
+    ]
+    as_channel = fuse(rankings)
+    assert {f.note_id for f in as_channel} == {1, 2, 8, 9}
+    as_prior = fuse(rankings, priors=("topic",))
+    assert [f.note_id for f in as_prior] == [2, 1]
+    scores = {f.note_id: f.score for f in as_prior}
+    assert scores[2] == pytest.approx(1 / 62 + 0.5 / 62)  # its rank in the topic ranking
+    assert as_prior[0].ranks == {"vector": 2, "topic": 2}
+    assert fuse([ChannelRanking("topic", (1, 2), 0.5)], priors=("topic",)) == []
+
+
+def test_offline_sub_query_only_for_what_a_round_can_find() -> None:
+    evidence = [EvidenceNote(1, "Melanie ran a charity race.", ("charity race",), "2023-06-10")]
+    query = plan(("charity race", "pottery", "kiln"))
+    stored = judge_offline(query, evidence, ["q"], stored=("kiln",))
+    assert not stored.sufficient and stored.missing == "pottery, kiln"
+    assert stored.keywords[0] == "kiln" and "pottery" not in stored.keywords
+    unknown = judge_offline(query, evidence, ["q"], stored=())
+    assert unknown.sufficient and unknown.subquery is None
+    assert unknown.missing == "pottery, kiln"
+    june = TimeMention("in May", date(2023, 5, 1), date(2023, 5, 31), "month")
+    dated = plan(("charity race",), (june,))
+    assert judge_offline(dated, evidence, ["q"], stored=(), times=False).sufficient
+    asked = judge_offline(dated, evidence, ["q"], stored=(), times=True)
+    assert not asked.sufficient and asked.keywords[0] == "in May"
