@@ -308,11 +308,13 @@ async def _run(
                         namespace, questions[:queries], questions[-WARMUP:], rounds
                     )
                 measured.append((size, latencies))
+                _print_table([(size, latencies)])
         if peer is not None:
             await peer.close()
     await database.dispose()
     print(f"total {time.perf_counter() - started:.0f} s")
-    _print_table(measured)
+    if len(measured) > 1:
+        _print_table(measured)
 
 
 def main() -> None:

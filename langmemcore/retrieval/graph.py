@@ -2,7 +2,9 @@
 [sufficiency -> refine -> channels -> fuse -> expand]* -> pack``.
 
 ``expand`` is the neighbour channel: it follows edges from the best fused notes, so it
-runs after the other channels.
+runs after the other channels. Steps a search does not run are skipped, not visited: with
+the neighbour channel off there is no ``expand``, and without a possible sub-query round
+(``max_rounds`` 1, as offline by default) no ``sufficiency``.
 
 Dependencies (database, embedder, LLM, settings) reach the nodes through LangGraph's
 runtime context (:class:`RetrievalContext`). Channel rankings accumulate across rounds, so
@@ -97,6 +99,7 @@ class RetrievalState(TypedDict, total=False):
     missing: str
     subquery: str | None
     subquery_keywords: tuple[str, ...]
+    refinable: bool
     results: list[RetrievedNote]
 
 
@@ -138,6 +141,7 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         "current": plan,
         "asked": [state["query"]],
         "channels": _round_channels(ctx.config, 0),
+        "refinable": ctx.config.max_rounds > 1 and bool(_round_channels(ctx.config, 1)),
     }
 
 
@@ -234,6 +238,20 @@ async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     }
 
 
+def route_after_fuse(state: RetrievalState) -> Literal["expand", "sufficiency", "pack"]:
+    """Skip the steps a search does not run: the neighbour channel when it is off, the
+    sufficiency test when no sub-query round can follow.
+    """
+    if "neighbour" in state["channels"] and state["fused"]:
+        return "expand"
+    return route_after_expand(state)
+
+
+def route_after_expand(state: RetrievalState) -> Literal["sufficiency", "pack"]:
+    """To the sufficiency test when a sub-query round could follow, else to packing."""
+    return "sufficiency" if state.get("refinable") else "pack"
+
+
 def route_after_sufficiency(state: RetrievalState) -> Literal["refine", "pack"]:
     """Refine with the sub-query, or pack the pool."""
     return "pack" if state["sufficient"] or not state.get("subquery") else "refine"
@@ -325,8 +343,8 @@ def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_edge(START, "decompose")
     graph.add_conditional_edges("decompose", fan_out, ["channel"])
     graph.add_edge("channel", "fuse")
-    graph.add_edge("fuse", "expand")
-    graph.add_edge("expand", "sufficiency")
+    graph.add_conditional_edges("fuse", route_after_fuse)
+    graph.add_conditional_edges("expand", route_after_expand)
     graph.add_conditional_edges("sufficiency", route_after_sufficiency)
     graph.add_conditional_edges("refine", fan_out, ["channel"])
     graph.add_edge("pack", END)

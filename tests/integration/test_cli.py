@@ -169,14 +169,18 @@ def test_ingest_a_locomo_file_and_evaluate_it(
     assert "mean search latency:" in out
     assert "conv-a (n=2)" in out and "conv-b" not in out
 
-    code, out, err = run(capsys, "--url", url, "eval", "locomo", str(file), "--ablations")
+    saved = tmp_path / "report.md"
+    code, out, err = run(
+        capsys, "--url", url, "eval", "locomo", str(file), "--ablations", "--out", str(saved)
+    )
     assert code == 0, err
+    assert saved.read_text(encoding="utf-8").strip() == out.strip()
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("| run | conv-a"))
     assert header.split(" | ")[1:] == ["conv-a (n=2)", "conv-b (n=2)", "overall |"]
-    gains = [line for line in lines if line.endswith(" of 2 |")]
-    assert [line.split(" | ")[0] for line in gains][-1] == "| append-only memory"
-    assert any(line.startswith("| no topic channel |") for line in gains)
+    gains = [line.split(" | ")[0] for line in lines if line.endswith(" of 2 |")]
+    assert gains[0] == "| with topic channel" and gains[-1] == "| append-only memory"
+    assert "| no keyword channel" in gains and "| no topic channel" not in gains
     full_cost = next(line for line in lines if line.startswith("| full system |") and "%" in line)
     assert float(full_cost.split(" | ")[3]) >= 5  # at least five channels ran per search
 

@@ -394,6 +394,26 @@ async def test_mechanisms_kept_for_the_llm_path_are_skipped_offline(
     assert "topic" in with_llm.config.channels
 
 
+async def test_steps_a_search_does_not_run_are_not_visited(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    async def visited(settings: RetrievalContext) -> list[str]:
+        steps = build_retrieval_graph().astream(
+            {"namespace": built.namespace, "query": "Melanie charity race"},
+            context=settings,
+            stream_mode="updates",
+        )
+        return [node for update in [u async for u in steps] for node in update]
+
+    offline = RetrievalContext(database, embeddings, RetrievalConfig())
+    nodes = await visited(offline)
+    assert "expand" not in nodes and "sufficiency" not in nodes
+    assert nodes[0] == "decompose" and nodes[-1] == "pack"
+    assert nodes.count("channel") == len(offline.config.channels)
+    everything = await visited(context(database, embeddings))
+    assert "expand" in everything and "sufficiency" in everything
+
+
 async def test_loop_stops_at_max_rounds(
     built: Built, database: Database, embeddings: LocalEmbeddings
 ) -> None:

@@ -20,8 +20,17 @@ import pytest
 from langmemcore.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT_EVAL = {"__init__.py", "baselines.py", "frontier.py", "locomo_eval.py", "metrics.py"}
-"""What ``langmemcore eval locomo`` and ``langmemcore eval frontier`` run."""
+PRODUCT_EVAL = {
+    "__init__.py",
+    "baselines.py",
+    "frontier.py",
+    "knowledge_updates.py",
+    "locomo_eval.py",
+    "metrics.py",
+    "report.py",
+}
+"""What ``langmemcore eval locomo`` and ``langmemcore eval frontier`` run, and the
+knowledge-update scoring (``benchmarks/knowledge_updates.py`` and its test)."""
 
 
 def _is_benchmark(name: str) -> bool:
