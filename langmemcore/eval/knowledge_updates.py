@@ -146,12 +146,14 @@ class FactOutcome:
         older_rank_current: The same for the older turn, for that question.
         older_rank_past: 1-based rank of the first note holding the older turn, for the
             past-period question.
+        newer_rank_past: The same for the newer turn, for that question.
     """
 
     fact: UpdateFact
     newer_rank: int | None
     older_rank_current: int | None
     older_rank_past: int | None
+    newer_rank_past: int | None = None
 
     @property
     def current_ok(self) -> bool:
@@ -237,5 +239,7 @@ async def evaluate_updates(
         current = await memory.asearch(ns, fact.current_question, k=k, config=config)
         past = await memory.asearch(ns, fact.past_question, k=k, config=config)
         newer, older = _rank(current, fact.newer), _rank(current, fact.older)
-        outcomes.append(FactOutcome(fact, newer, older, _rank(past, fact.older)))
+        outcomes.append(
+            FactOutcome(fact, newer, older, _rank(past, fact.older), _rank(past, fact.newer))
+        )
     return UpdateReport(tuple(outcomes))

@@ -325,7 +325,7 @@ def _profile_order(
 ) -> list[RetrievedNote]:
     """The packed notes with those the profile channel ranked in its order."""
     for ranking in rankings:
-        if ranking.channel == "profile" and ranking.round == 0 and ranking.weight > 0:
+        if ranking.channel == "profile" and ranking.round == 0:
             return order_by_profile(results, ranking.note_ids)
     return results
 

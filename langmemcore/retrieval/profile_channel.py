@@ -11,10 +11,11 @@ the observations that state that aspect's values:
 - a **past** question naming no period ("before ...", "used to"): the replaced values,
   most recently replaced first, the current ones last.
 
-Its ranking joins the fusion like any channel's; :func:`order_by_profile` then orders the
-packed notes that state the aspect as the channel did, within the positions they hold
-(so for a current-state question a replaced value's note never ranks above the current
-value's, and other notes keep their places).
+Its ranking joins the fusion like any channel's, with the weight the settings give it
+(default 0: it brings no notes of its own); :func:`order_by_profile` then orders the packed
+notes that state the aspect as the channel did, within the positions they hold (so for a
+current-state question a replaced value's note never ranks above the current value's, and
+other notes keep their places).
 """
 
 from __future__ import annotations
