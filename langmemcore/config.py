@@ -172,6 +172,7 @@ CHANNELS = (
     "fulltext",
     "time",
     "propagation",
+    "profile",
 )
 """Every retrieval channel, in the order they are reported."""
 
@@ -192,8 +193,14 @@ class RetrievalConfig:
         ("fulltext", 1.0),
         ("time", 0.8),
         ("propagation", 1.0),
+        ("profile", 0.0),
     )
-    """Weight of each channel in reciprocal rank fusion."""
+    """Weight of each channel in reciprocal rank fusion. The profile channel's is 0: it
+    orders the returned notes that state the asked aspect (current values first, or the
+    asked period's) and does not compete with the evidence channels for places; at 1.0 (the
+    speaker channel's weight) it cost 0.8 R@5 on the LoCoMo dev split (2 of 3
+    conversations), at 0 every dev figure is unchanged (BENCHMARKS.md, "Knowledge
+    updates")."""
 
     priors: tuple[str, ...] = ("topic",)
     """Channels that act as a prior on the candidate pool instead of bringing candidates:

@@ -4,7 +4,9 @@ It follows the paper's account (cue -> tag -> content traversal, forward and rev
 routing on tags before reading contents, episodic / semantic / abstraction layers, the agent
 deciding itself when the evidence suffices) and the official implementation's agent prompt
 (gather and verify before answering, several tool calls per round, never repeat a
-key-tag combination). The tools are those of :mod:`langmemcore.retrieval.active.tools`.
+key-tag combination). The tools are those of :mod:`langmemcore.retrieval.active.tools`: the
+traversal moves and the semantic layer's two reads (a person's information, a person's
+aspect).
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ supports / conflicts / related_to);
 - contents: notes, each a remembered episode or a stable fact (preference, attribute), with \
 the time it happened (UTC);
 - topics: groups of related cues that summarise recurring themes (the abstraction layer);
-- the timeline: notes ordered by when they happened (the episodic layer).
+- the timeline: notes ordered by when they happened (the episodic layer);
+- profiles: per person, aspects (home, work, pets, partner, ...) with their current values \
+and the earlier values they replaced, each pointing at the notes that state it (the \
+semantic layer).
 
 Traversal tools:
 - find_keywords(text): the cues closest in meaning to a text. Start here: turn the \
@@ -38,6 +43,11 @@ tags and notes it is linked to, and its topics; pivot from it to the next hop.
 included), oldest first; for when / before / after / how-long questions.
 - topic_notes(topic): the notes of a topic (a topic id, a label, or a short description); \
 for broad or summarising questions.
+- person_profile(person): what memory knows about a person: each aspect with its current \
+values and the notes stating them; for "what do you know about ..." questions.
+- person_aspect(person, aspect): one aspect of a person with its whole history (values \
+newest first, current or since replaced, with their notes); for questions about what \
+holds now, or held at an earlier time.
 
 How to work:
 1. Choose cues for the question with find_keywords.

@@ -9,7 +9,9 @@
 - **vector**: dense similarity of note contexts to the query;
 - **speaker**: the same, among notes said by a person the query names;
 - **fulltext**: Postgres full text over note contexts (any query term);
-- **time**: notes whose event time falls in a date or period the query names.
+- **time**: notes whose event time falls in a date or period the query names;
+- **profile**: the notes stating the values of the subject's aspect a question asks about
+  (:mod:`langmemcore.retrieval.profile_channel`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from langmemcore.config import RetrievalConfig
 from langmemcore.retrieval.fusion import ChannelRanking
+from langmemcore.retrieval.profile_channel import profile_ranking
 from langmemcore.storage.database import Database
 from langmemcore.storage.records import Scored
 from langmemcore.storage.repository import Repository
@@ -172,6 +175,15 @@ async def time_channel(
     return list(dict.fromkeys(found))[: config.depth]
 
 
+async def profile_channel(
+    repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
+) -> list[int]:
+    """The semantic layer: notes of the current (or the asked period's) values of the
+    subject's aspect the query asks about.
+    """
+    return (await profile_ranking(repo, ns, plan.text, plan.times))[: config.depth]
+
+
 ChannelFunction = Callable[
     [Repository, tuple[str, ...], QueryPlan, RetrievalConfig], Awaitable[list[int]]
 ]
@@ -183,6 +195,7 @@ CHANNEL_FUNCTIONS: dict[str, ChannelFunction] = {
     "speaker": speaker_channel,
     "fulltext": fulltext_channel,
     "time": time_channel,
+    "profile": profile_channel,
 }
 
 

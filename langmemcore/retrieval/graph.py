@@ -43,6 +43,7 @@ from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.decompose import KeywordLookup, plan_query
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
+from langmemcore.retrieval.profile_channel import order_by_profile
 from langmemcore.retrieval.propagation import propagation_channel
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
 from langmemcore.storage.database import Database
@@ -349,7 +350,17 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
             diversity=ctx.config.diversity,
             pool=ctx.config.diversity_pool,
         )
-    return {"results": results}
+    return {"results": _profile_order(results, state.get("rankings", []))}
+
+
+def _profile_order(
+    results: list[RetrievedNote], rankings: Sequence[ChannelRanking]
+) -> list[RetrievedNote]:
+    """The packed notes with those the profile channel ranked in its order."""
+    for ranking in rankings:
+        if ranking.channel == "profile" and ranking.round == 0:
+            return order_by_profile(results, ranking.note_ids)
+    return results
 
 
 def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:

@@ -41,7 +41,16 @@ from langmemcore.storage.models import (
 )
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
-TOOLS = ["find_keywords", "keyword_tags", "notes_for", "note_cues", "timeline", "topic_notes"]
+TOOLS = [
+    "find_keywords",
+    "keyword_tags",
+    "notes_for",
+    "note_cues",
+    "timeline",
+    "topic_notes",
+    "person_profile",
+    "person_aspect",
+]
 
 CONVERSATION = [
     ("Caroline", "I went to an LGBTQ support group yesterday and it was so powerful."),

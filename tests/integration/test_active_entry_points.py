@@ -40,7 +40,16 @@ TURNS = [
     ObservationIn("d6", "I adopted a puppy named Max last Saturday!", "Alice", JUNE_3),
 ]
 QUERY = "What is the name of Alice's puppy?"
-TOOLS = ["find_keywords", "keyword_tags", "notes_for", "note_cues", "timeline", "topic_notes"]
+TOOLS = [
+    "find_keywords",
+    "keyword_tags",
+    "notes_for",
+    "note_cues",
+    "timeline",
+    "topic_notes",
+    "person_profile",
+    "person_aspect",
+]
 
 
 @dataclass

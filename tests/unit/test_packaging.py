@@ -24,11 +24,13 @@ PRODUCT_EVAL = {
     "__init__.py",
     "baselines.py",
     "frontier.py",
+    "knowledge_updates.py",
     "locomo_eval.py",
     "metrics.py",
     "report.py",
 }
-"""What ``langmemcore eval locomo`` and ``langmemcore eval frontier`` run."""
+"""What ``langmemcore eval locomo`` and ``langmemcore eval frontier`` run, and the
+knowledge-update scoring (``benchmarks/knowledge_updates.py`` and its test)."""
 
 
 def _is_benchmark(name: str) -> bool:

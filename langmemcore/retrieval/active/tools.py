@@ -1,4 +1,5 @@
-"""MRAgent's traversal tools: six LangChain tools over the cue-tag-content graph.
+"""MRAgent's traversal tools: eight LangChain tools over the cue-tag-content graph and the
+semantic layer (a person's information, a person's aspect).
 
 The tools (:func:`build_traversal_tools`) are ordinary LangChain tools bound to one
 namespace, so they can also be given to another agent (e.g. ``create_react_agent``). Each
@@ -19,9 +20,12 @@ from pydantic import BaseModel, Field, ValidationError
 
 from langmemcore._errors import InvalidInputError, NotFoundError
 from langmemcore._namespace import validate_namespace
+from langmemcore.profiles.aspects import ASPECTS
 from langmemcore.retrieval import traversal as tr
+from langmemcore.retrieval.profile_channel import aspect_values
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import ACTIVE
+from langmemcore.storage.profiles import StoredValue
 from langmemcore.storage.repository import Repository
 
 __all__ = ["MAX_CONTEXT_CHARS", "build_traversal_tools"]
@@ -62,6 +66,15 @@ class _TopicNotes(BaseModel):
     topic: str | int = Field(description="A topic id, a topic label, or a short description.")
 
 
+class _PersonProfile(BaseModel):
+    person: str = Field(description="A person's name, as the conversation names them.")
+
+
+class _PersonAspect(BaseModel):
+    person: str = Field(description="A person's name, as the conversation names them.")
+    aspect: str = Field(description=f"One of: {', '.join(ASPECTS)}.")
+
+
 def _validation_message(error: ValidationError) -> str:
     problems = "; ".join(
         f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in error.errors()
@@ -83,6 +96,10 @@ def _clip(text: str) -> str:
 
 def _note(hit: tr.NoteHit) -> dict[str, Any]:
     return {"id": hit.id, "time": _when(hit.event_time), "text": _clip(hit.context)}
+
+
+def _value(stored: StoredValue) -> dict[str, Any]:
+    return {"value": stored.value, "since": _when(stored.first_time)}
 
 
 def _render(payload: dict[str, Any]) -> str:
@@ -160,6 +177,54 @@ class _Traversal:
             )
         return self._notes({"topic": hit._asdict()}, found)
 
+    async def _subject(self, repo: Repository, person: str) -> str:
+        """The profile subject ``person`` names (case-insensitive), or a tool error."""
+        subjects = [s for s, _values, _current in await repo.profile_subjects(self.namespace)]
+        for subject in subjects:
+            if subject.casefold() == " ".join(person.split()).casefold():
+                return subject
+        known = ", ".join(subjects[: self.limit]) or "none"
+        raise ToolException(f"memory has no profile of {person!r}; profiles: {known}")
+
+    async def person_profile(self, person: str) -> ToolOutput:
+        async with self._repo() as repo:
+            subject = await self._subject(repo, person)
+            values = await aspect_values(repo, self.namespace, subject, ())
+        aspects: dict[str, dict[str, Any]] = {}
+        shown: list[int] = []
+        for stored, value in values:
+            entry = aspects.setdefault(stored.aspect, {"aspect": stored.aspect, "current": []})
+            if stored.current:
+                entry["current"].append({**_value(stored), "note_ids": list(value.note_ids)})
+                shown.extend(value.note_ids)
+            else:
+                entry["earlier"] = entry.get("earlier", 0) + 1
+        ordered = [aspects[a] for a in ASPECTS if a in aspects]
+        return _render({"person": subject, "aspects": ordered}), tuple(dict.fromkeys(shown))
+
+    async def person_aspect(self, person: str, aspect: str) -> ToolOutput:
+        name = aspect.strip().casefold()
+        if name not in ASPECTS:
+            raise ToolException(f"unknown aspect {aspect!r}; the aspects are {', '.join(ASPECTS)}")
+        async with self._repo() as repo:
+            subject = await self._subject(repo, person)
+            values = await aspect_values(repo, self.namespace, subject, (name,))
+            ids = list(dict.fromkeys(n for _s, v in values for n in v.note_ids))
+            rows = await repo.note_summaries(self.namespace, ids)
+        notes = {i: tr.NoteHit(i, context, when) for i, context, _keywords, when in rows}
+        history = [
+            {
+                **_value(stored),
+                "current": stored.current,
+                "until": _when(stored.ended_at),
+                "end": stored.end,
+                "notes": [_note(notes[n]) for n in value.note_ids if n in notes],
+            }
+            for stored, value in sorted(values, key=lambda sv: sv[0].first_time, reverse=True)
+        ]
+        body = {"person": subject, "aspect": name, "values": history}
+        return _render(body), tuple(n for n in ids if n in notes)
+
 
 _TOOLS: tuple[tuple[str, type[BaseModel], str], ...] = (
     (
@@ -196,6 +261,19 @@ _TOOLS: tuple[tuple[str, type[BaseModel], str], ...] = (
         "topic_notes",
         _TopicNotes,
         "Notes of a topic group (by topic id, label, or the topic closest to a description).",
+    ),
+    (
+        "person_profile",
+        _PersonProfile,
+        "Semantic layer: what memory knows about a person: each aspect (home, work, pets, "
+        "...) with its current values, since when, the ids of the notes stating them, and "
+        "how many earlier values it had.",
+    ),
+    (
+        "person_aspect",
+        _PersonAspect,
+        "Semantic layer: one aspect of a person with its history: every value, newest "
+        "first, whether it is current, since and until when, and the notes stating it.",
     ),
 )
 

@@ -1,0 +1,197 @@
+"""The profile channel: a question about a subject's aspect reaches the semantic layer.
+
+When the query asks about an aspect of a subject memory has a profile of ("Where does
+Tomas work now?", "Which band was Ines in during 2022?"), the channel ranks the notes of
+the observations that state that aspect's values:
+
+- a **current** or unmarked question: the current values' notes first (newest statement
+  first), then the replaced values' notes (history, most recently replaced first);
+- a **past** question naming a period: the values that held during it first (the one that
+  held longest within it first), then the other replaced values, the current ones last;
+- a **past** question naming no period ("before ...", "used to"): the replaced values,
+  most recently replaced first, the current ones last.
+
+Its ranking joins the fusion like any channel's, with the weight the settings give it
+(default 0: it brings no notes of its own); :func:`order_by_profile` then orders the packed
+notes that state the aspect as the channel did, within the positions they hold (so for a
+current-state question a replaced value's note never ranks above the current value's, and
+other notes keep their places).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, time, timedelta
+
+from langmemcore.profiles.question import parse_profile_question
+from langmemcore.retrieval.pack import RetrievedNote
+from langmemcore.storage.profiles import StoredValue
+from langmemcore.storage.repository import Repository
+from langmemcore.text import TimeMention
+
+__all__ = [
+    "AspectValue",
+    "ProfileFocus",
+    "aspect_values",
+    "day_range",
+    "held_within",
+    "order_by_profile",
+    "profile_focus",
+    "profile_ranking",
+    "rank_profile_values",
+]
+
+_FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class ProfileFocus:
+    """What the query asks of the semantic layer.
+
+    Attributes:
+        subject: Whose profile.
+        aspects: The aspects asked about (empty: every aspect).
+        period: ``"current"``, ``"past"`` or ``None`` (unmarked, read as current).
+        start: First moment of the period the question names, if any.
+        end: End of that period (excluded), if any.
+    """
+
+    subject: str
+    aspects: tuple[str, ...]
+    period: str | None
+    start: datetime | None = None
+    end: datetime | None = None
+
+
+@dataclass(frozen=True)
+class AspectValue:
+    """A stored value of the subject's aspect, with the notes stating it.
+
+    Attributes:
+        first_time: When it was first stated.
+        ended_at: When it stopped holding (``None`` while current).
+        current: Whether it holds now.
+        note_ids: The active notes built from its stating observations, newest first.
+        ending_note_ids: The active notes of the observations that ended it without a
+            replacement ("I quit my job"), newest first.
+    """
+
+    first_time: datetime
+    ended_at: datetime | None
+    current: bool
+    note_ids: tuple[int, ...]
+    ending_note_ids: tuple[int, ...] = ()
+
+
+def day_range(start: date, end: date) -> tuple[datetime, datetime]:
+    """The moments of the inclusive day range ``start..end`` as ``[from, to)``."""
+    first = datetime.combine(start, time.min, tzinfo=UTC)
+    return first, datetime.combine(end, time.min, tzinfo=UTC) + timedelta(days=1)
+
+
+def held_within(value: AspectValue, start: datetime, end: datetime) -> timedelta:
+    """How long the value held within ``[start, end)`` (zero when it did not)."""
+    until = value.ended_at or _FAR_FUTURE
+    overlap = min(until, end) - max(value.first_time, start)
+    return max(overlap, timedelta(0))
+
+
+def _recent_end(value: AspectValue) -> datetime:
+    return value.ended_at or _FAR_FUTURE
+
+
+def rank_profile_values(focus: ProfileFocus, values: Sequence[AspectValue]) -> list[int]:
+    """Order the notes of the aspect's values for the question (see the module's rules).
+
+    Args:
+        focus: The question's subject, aspects and period.
+        values: The values of the asked aspects, any order.
+
+    Returns:
+        Note ids, best first, each once.
+    """
+    current = sorted((v for v in values if v.current), key=lambda v: v.first_time, reverse=True)
+    replaced = sorted((v for v in values if not v.current), key=_recent_end, reverse=True)
+    if focus.period != "past":
+        endings = [n for v in replaced for n in v.ending_note_ids]
+        history = [n for v in replaced for n in v.note_ids]
+        found = [n for v in current for n in v.note_ids] + endings + history
+        return list(dict.fromkeys(found))
+    if focus.start is not None and focus.end is not None:
+        start, end = focus.start, focus.end
+        held = [v for v in values if held_within(v, start, end) > timedelta(0)]
+        held.sort(key=lambda v: (held_within(v, start, end), v.first_time), reverse=True)
+        ordered = [*held, *replaced, *current]
+    else:
+        ordered = [*replaced, *current]
+    return list(dict.fromkeys(n for v in ordered for n in v.note_ids))
+
+
+def order_by_profile(
+    results: Sequence[RetrievedNote], ranking: Sequence[int]
+) -> list[RetrievedNote]:
+    """Order the packed notes the profile channel ranked as it ranked them, within the
+    positions they hold; every other note, and every position's score, stays.
+
+    Args:
+        results: The packed notes, best first.
+        ranking: The profile channel's note ids, best first.
+    """
+    place = {note_id: n for n, note_id in enumerate(ranking)}
+    slots = [n for n, note in enumerate(results) if note.note_id in place]
+    ordered = sorted((results[n] for n in slots), key=lambda note: place[note.note_id])
+    out = list(results)
+    for slot, note in zip(slots, ordered, strict=True):
+        out[slot] = replace(note, score=results[slot].score)
+    return out
+
+
+async def profile_focus(
+    repo: Repository, namespace: tuple[str, ...], query: str, times: Sequence[TimeMention]
+) -> ProfileFocus | None:
+    """What the query asks of a profile memory holds (``None``: it asks no such thing).
+
+    The period's bounds are the question's own dates, else the first date or period the
+    query names.
+    """
+    subjects = [subject for subject, _values, _current in await repo.profile_subjects(namespace)]
+    if not subjects:
+        return None
+    question = parse_profile_question(query, subjects)
+    if question is None:
+        return None
+    days = (question.start, question.end)
+    if (days[0] is None or days[1] is None) and times:
+        days = (times[0].start, times[0].end)
+    start, end = day_range(days[0], days[1]) if days[0] and days[1] else (None, None)
+    return ProfileFocus(question.subject, tuple(question.aspects), question.period, start, end)
+
+
+async def aspect_values(
+    repo: Repository, namespace: tuple[str, ...], subject: str, aspects: Sequence[str]
+) -> list[tuple[StoredValue, AspectValue]]:
+    """The subject's stored values of ``aspects`` (none: all), each with its notes."""
+    found = []
+    for value in await repo.profile_of(namespace, subject, aspects):
+        notes: dict[str, tuple[int, ...]] = {"states": (), "ends": ()}
+        for role in ("states", "ends") if value.end == "ended" else ("states",):
+            keys = [s.key for s in value.sources if s.role == role]
+            ids = await repo.active_notes_of_observation_keys(namespace, keys) if keys else []
+            notes[role] = tuple(sorted(ids, reverse=True))
+        when = (value.first_time, value.ended_at)
+        found.append((value, AspectValue(*when, value.current, notes["states"], notes["ends"])))
+    return found
+
+
+async def profile_ranking(
+    repo: Repository, namespace: tuple[str, ...], query: str, times: Sequence[TimeMention]
+) -> list[int]:
+    """The profile channel's ranking for ``query`` (empty unless it asks about an aspect
+    of a subject memory has a profile of).
+    """
+    focus = await profile_focus(repo, namespace, query, times)
+    if focus is None:
+        return []
+    values = await aspect_values(repo, namespace, focus.subject, focus.aspects)
+    return rank_profile_values(focus, [value for _stored, value in values])

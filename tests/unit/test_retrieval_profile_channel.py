@@ -1,0 +1,73 @@
+"""The profile channel's pure parts: which value's notes a question ranks first, and the
+re-ordering of packed notes within the places they hold."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from langmemcore.retrieval.pack import RetrievedNote
+from langmemcore.retrieval.profile_channel import (
+    AspectValue,
+    ProfileFocus,
+    day_range,
+    held_within,
+    order_by_profile,
+    rank_profile_values,
+)
+
+
+def at(year: int, month: int) -> datetime:
+    return datetime(year, month, 1, tzinfo=UTC)
+
+
+# Tomas: bakery (2022-03 .. 2023-05), then roastery (2023-05 .. now); a cat, ended in 2022-09.
+BAKERY = AspectValue(at(2022, 3), at(2023, 5), False, (11,))
+ROASTERY = AspectValue(at(2023, 5), None, True, (31, 30))
+FIRST_JOB = AspectValue(at(2020, 1), at(2022, 3), False, (5,))
+CAT = AspectValue(at(2021, 1), at(2022, 9), False, (7,), ending_note_ids=(20,))
+
+
+def focus(period: str | None, start: datetime | None = None, end: datetime | None = None):
+    return ProfileFocus("Tomas", ("work",), period, start, end)
+
+
+def test_current_and_unmarked_questions_rank_the_current_value_first() -> None:
+    values = [FIRST_JOB, BAKERY, ROASTERY]
+    assert rank_profile_values(focus("current"), values) == [31, 30, 11, 5]
+    assert rank_profile_values(focus(None), list(reversed(values))) == [31, 30, 11, 5]
+
+
+def test_an_ending_without_replacement_is_the_newest_state() -> None:
+    assert rank_profile_values(focus("current"), [CAT]) == [20, 7]
+    assert rank_profile_values(focus("past"), [CAT]) == [7]
+
+
+def test_a_past_period_ranks_the_value_that_held_longest_in_it_first() -> None:
+    start, end = day_range(at(2022, 1).date(), at(2022, 12).date() + timedelta(days=30))
+    ranked = rank_profile_values(focus("past", start, end), [ROASTERY, FIRST_JOB, BAKERY])
+    assert ranked == [11, 5, 31, 30]
+    early = rank_profile_values(focus("past", at(2021, 1), at(2021, 12)), [ROASTERY, BAKERY])
+    assert early[:1] == [11] and early[-2:] == [31, 30]
+
+
+def test_a_past_question_without_a_period_ranks_the_latest_replaced_value_first() -> None:
+    assert rank_profile_values(focus("past"), [ROASTERY, FIRST_JOB, BAKERY]) == [11, 5, 31, 30]
+
+
+def test_held_within_is_the_overlap() -> None:
+    assert held_within(BAKERY, at(2023, 1), at(2024, 1)) == at(2023, 5) - at(2023, 1)
+    assert held_within(BAKERY, at(2024, 1), at(2025, 1)) == timedelta(0)
+    assert held_within(ROASTERY, at(2024, 1), at(2025, 1)) == at(2025, 1) - at(2024, 1)
+
+
+def note(note_id: int, score: float) -> RetrievedNote:
+    return RetrievedNote(note_id, f"note {note_id}", score, {"vector": note_id}, (), None, ())
+
+
+def test_order_by_profile_permutes_only_the_ranked_notes_and_keeps_scores() -> None:
+    packed = [note(11, 0.9), note(2, 0.8), note(3, 0.7), note(31, 0.6), note(4, 0.5)]
+    out = order_by_profile(packed, [31, 30, 11])
+    assert [n.note_id for n in out] == [31, 2, 3, 11, 4]
+    assert [n.score for n in out] == [0.9, 0.8, 0.7, 0.6, 0.5]
+    assert out[0].channels == {"vector": 31}
+    assert order_by_profile(packed, []) == packed
