@@ -32,13 +32,9 @@ def _labels() -> list[dict[str, Any]]:
 
 
 def _stored(turn_index: int, position: int, turn: dict[str, Any]) -> StoredStatement:
-    """One label as the replay reads it; the turn's index stands for its observation.
-
-    The conventions end a single-valued aspect's current value whatever the ending
-    names ("I left the bank" ends "cashier"), so such an ending is replayed unnamed.
-    """
+    """One label as the replay reads it; the turn's index stands for its observation."""
     label = turn["statements"][position]
-    value = "" if label["ended"] and is_single_valued(label["aspect"]) else label["value"]
+    value = label["value"]
     when = datetime.combine(date.fromisoformat(turn["date"]), datetime.min.time(), UTC)
     return StoredStatement(
         turn_index, position, label["subject"], label["aspect"], value, label["ended"], False, when
