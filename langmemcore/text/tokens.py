@@ -17,7 +17,11 @@ Conventions used by the whole ``langmemcore.text`` package:
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
+from typing import Any
+
+import Stemmer
 
 from langmemcore._validate import LIMITS
 from langmemcore.text._lexicon import FILLERS, STOPWORDS
@@ -45,7 +49,7 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _NON_WORD_RE = re.compile(r"[^\w\s]|_")
 _POSSESSIVE_RE = re.compile(r"(?<=\w)'s\b|(?<=s)'(?!\w)")
-_VOWEL_RE = re.compile(r"[aeiouy]")
+_STEMMERS = threading.local()
 _ARTICLES = frozenset({"a", "an", "the"})
 
 _IRREGULAR = {
@@ -252,14 +256,16 @@ def content_term_set(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=16384)
 def stem(term: str) -> str:
-    """Light English stem of a normalised term, so that the inflections of a word meet.
+    """English stem of a normalised term, so that the inflections of a word meet.
 
-    Strips ``-ing`` / ``-ed`` (undoubling a doubled final consonant) and then a final
-    ``-e``: ``"pursue"``, ``"pursued"``, ``"pursuing"`` -> ``"pursu"``; ``"camped"``,
-    ``"camping"`` -> ``"camp"``; ``"planned"`` -> ``"plan"``. Words too short to carry
-    the suffix (``"bed"``, ``"sing"``, ``"string"``) and ``-eed`` words stay whole.
-    Irregular forms (``"met"``) do not meet their base. Plurals are
-    :func:`singularize`'s job.
+    The Snowball ``english`` (Porter 2) stemmer of PyStemmer: ``"pursue"``,
+    ``"pursued"``, ``"pursuing"`` -> ``"pursu"``; ``"camped"``, ``"camping"`` ->
+    ``"camp"``; ``"planned"`` -> ``"plan"``; ``"studied"``, ``"study"`` -> ``"studi"``.
+    Short words keep their ending (``"bed"``, ``"sing"``, ``"need"``); irregular forms
+    (``"met"``) do not meet their base. On the project's text-analysis set it conflates
+    the inflections of a word more often, and unrelated words less often, than the
+    hand-made suffix rules it replaced (BENCHMARKS.md, "Text analysis: libraries vs
+    hand-made").
 
     Args:
         term: A lowercase term, as :func:`content_terms` gives.
@@ -267,16 +273,15 @@ def stem(term: str) -> str:
     Returns:
         The stem (used only to compare terms, never shown).
     """
-    for suffix in ("ing", "ed"):
-        base = term[: -len(suffix)]
-        if term.endswith(suffix) and len(base) >= 3 and _VOWEL_RE.search(base):
-            if base.endswith("e"):
-                return term
-            if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouls":
-                base = base[:-1]
-            term = base
-            break
-    return term[:-1] if len(term) >= 4 and term.endswith("e") else term
+    return str(_snowball().stemWord(term))
+
+
+def _snowball() -> Any:
+    """Return the Snowball English stemmer of this thread (PyStemmer's are not thread-safe)."""
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = Stemmer.Stemmer("english")
+    return stemmer
 
 
 @lru_cache(maxsize=8192)

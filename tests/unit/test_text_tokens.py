@@ -188,6 +188,8 @@ def test_stopwords_cover_function_words_not_content() -> None:
         ("dance", "danced", "dancing"),
         ("fall", "falling"),
         ("speed", "speeding"),
+        ("study", "studied", "studying", "studies"),
+        ("marry", "married", "marrying"),
     ],
 )
 def test_inflections_of_a_word_share_its_stem(forms: tuple[str, ...]) -> None:
@@ -197,6 +199,14 @@ def test_inflections_of_a_word_share_its_stem(forms: tuple[str, ...]) -> None:
 @pytest.mark.parametrize("word", ["bed", "need", "sing", "string", "thing", "red"])
 def test_words_too_short_for_the_suffix_keep_it(word: str) -> None:
     assert stem(word) == word
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("universe", "university"), ("news", "new"), ("organ", "organization"), ("car", "care")],
+)
+def test_unrelated_words_keep_apart(a: str, b: str) -> None:
+    assert stem(singularize(a)) != stem(singularize(b))
 
 
 def test_stem_sets_compare_texts_by_stem() -> None:
