@@ -10,7 +10,10 @@ order (ties: observation id, then position) gives the values:
 - an ending statement ends the current values it names (its words are among theirs, or
   theirs among its; an ending that names no value ends every current value of the
   aspect), which become history (``end = "ended"``) with the ending observation as a
-  source of role ``"ends"``; an ending that matches nothing changes nothing.
+  source of role ``"ends"``. An ending that matches nothing ends the current value of a
+  single-valued aspect when it names nothing already history either ("I finished at the
+  academy" ends work "maths teacher": one job at a time, named two ways); of another
+  aspect it changes nothing.
 
 Because the values are a function of the statements alone, an older observation that
 arrives later, and any undo, forget or repair, come out right by replaying the chains
@@ -79,11 +82,14 @@ def _state(values: list[_Value], statement: StoredStatement, single: bool) -> No
     values.append(_Value(statement.value, key, when, when, [source]))
 
 
-def _end(values: list[_Value], statement: StoredStatement) -> None:
+def _end(values: list[_Value], statement: StoredStatement, single: bool) -> None:
     """Replay one ending statement."""
     source = ValueSource(statement.observation_id, "ends", statement.stated_at)
-    for value in values:
-        if value.current and ends_value(statement.value, value.value):
+    named = [v for v in values if ends_value(statement.value, v.value)]
+    if single and not named:
+        named = values
+    for value in named:
+        if value.current:
             value.close(statement.stated_at, "ended")
             value.sources.append(source)
 
@@ -103,7 +109,7 @@ def resolve_chain(aspect: str, statements: Sequence[StoredStatement]) -> list[Ch
     values: list[_Value] = []
     for statement in sorted(statements, key=_order):
         if statement.ended:
-            _end(values, statement)
+            _end(values, statement, single)
         elif profile_key(statement.value):
             _state(values, statement, single)
     return [

@@ -66,3 +66,30 @@ def test_ends_value_matches_words_either_way() -> None:
     assert ends_value("dog", "dog Max") and ends_value("my dog Max", "dog Max")
     assert ends_value("", "anything")
     assert not ends_value("cat", "dog Max")
+
+
+def test_single_valued_ending_named_otherwise_ends_the_current_value() -> None:
+    chain = [
+        said(1, 1, "maths teacher", aspect="work"),
+        said(2, 3, "academy", ended=True, aspect="work"),
+    ]
+    assert summary("work", chain) == [
+        ("maths teacher", False, "ended", None, [(1, "states"), (2, "ends")]),
+    ]
+
+
+def test_single_valued_ending_of_a_past_value_leaves_the_current_one() -> None:
+    chain = [
+        said(1, 1, "council", aspect="work"),
+        said(2, 3, "charity", aspect="work"),
+        said(3, 5, "council", ended=True, aspect="work"),
+    ]
+    assert [(v[0], v[1]) for v in summary("work", chain)] == [
+        ("council", False),
+        ("charity", True),
+    ]
+
+
+def test_multi_valued_ending_that_names_nothing_changes_nothing() -> None:
+    chain = [said(1, 1, "cat Mochi", aspect="pet"), said(2, 3, "hamster", ended=True, aspect="pet")]
+    assert [(v[0], v[1]) for v in summary("pet", chain)] == [("cat Mochi", True)]
