@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from langmemcore.profiles.resolve import resolve_chain
-from langmemcore.storage.profiles import Chain, ChainValue, StatementLike
+from langmemcore.storage.profiles.records import Chain, ChainValue, StatementLike
 from langmemcore.storage.repository import Repository
 
 __all__ = [

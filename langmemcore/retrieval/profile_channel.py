@@ -28,7 +28,7 @@ from langmemcore.config import RetrievalConfig
 from langmemcore.profiles.question import parse_profile_question
 from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.storage.database import Database
-from langmemcore.storage.profiles import StoredValue
+from langmemcore.storage.profiles.records import StoredValue
 from langmemcore.storage.repository import Repository
 from langmemcore.text import TimeMention
 

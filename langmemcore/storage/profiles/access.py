@@ -15,6 +15,7 @@ from langmemcore._namespace import encode_namespace
 from langmemcore.storage._session import SessionBound
 from langmemcore.storage.profiles import queries as pq
 from langmemcore.storage.profiles.records import (
+    Chain,
     ChainValue,
     StatementLike,
     StoredStatement,
@@ -24,10 +25,7 @@ from langmemcore.storage.profiles.records import (
     profile_key,
 )
 
-__all__ = ["Chain", "ProfileAccess"]
-
-Chain = tuple[str, str]
-"""A chain: (subject key, aspect)."""
+__all__ = ["ProfileAccess"]
 
 
 class ProfileAccess(SessionBound):
