@@ -1,13 +1,16 @@
 """Set-ups the integration tests share: the command line run in process against the migrated
-test database, a namespace filled through the construction graph, and active mode's tools."""
+test database, a namespace filled through the construction graph, active mode's tools, and
+a log of the SQL statements sent."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
-from typing import NamedTuple
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, NamedTuple
 
 import pytest
+from sqlalchemy import event
 
 from langmemcore.cli import main
 from langmemcore.construction import ObservationIn
@@ -71,3 +74,22 @@ def active_tools() -> list[str]:
         "person_profile",
         "person_aspect",
     ]
+
+
+@contextmanager
+def sql_statements(database: Database) -> Iterator[list[str]]:
+    """Every SQL statement sent through the database's engines of the running event loop
+    while the block runs (a SQLAlchemy ``before_cursor_execute`` listener)."""
+    sent: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        sent.append(statement)
+
+    engines = [database.engine().sync_engine, database.engine(autocommit=True).sync_engine]
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield sent
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", record)

@@ -4,14 +4,10 @@ sends are counted by a SQLAlchemy event listener on the test database's engines.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
-from sqlalchemy import event
 
 from langmemcore.config import ConstructionConfig, RetrievalConfig
 from langmemcore.construction import ObservationIn
@@ -21,7 +17,7 @@ from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS
 from langmemcore.retrieval.cost import track_search_cost
 from langmemcore.retrieval.decompose import plan_query
 from langmemcore.storage import Database, Repository
-from tests.integration.conftest import Ingested
+from tests.integration.conftest import Ingested, sql_statements
 
 JAN = datetime(2024, 1, 10, 9, 0, tzinfo=UTC)
 MARCH = datetime(2024, 3, 2, 9, 0, tzinfo=UTC)
@@ -31,24 +27,6 @@ TURNS = [
     ObservationIn("hamburg", "I moved to Hamburg last month!", "Nadia", MARCH),
 ]
 QUESTION = "Where does Nadia live now?"
-
-
-@contextmanager
-def statements(database: Database) -> Iterator[list[str]]:
-    """Every SQL statement sent through the database's engines (of the running loop)."""
-    sent: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        sent.append(statement)
-
-    engines = [database.engine().sync_engine, database.engine(autocommit=True).sync_engine]
-    for engine in engines:
-        event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield sent
-    finally:
-        for engine in engines:
-            event.remove(engine, "before_cursor_execute", record)
 
 
 def profile_reads(sent: list[str]) -> list[str]:
@@ -82,13 +60,13 @@ async def test_a_namespace_without_profiles_is_checked_once_and_never_read(
     database: Database, embeddings: LocalEmbeddings, without_profiles: tuple[str, ...]
 ) -> None:
     memory = Memory(database, embeddings)
-    with statements(database) as sent:
+    with sql_statements(database) as sent:
         results = await memory.asearch(without_profiles, QUESTION, k=3)
     assert results, "the search found no notes"
     assert len(profile_reads(sent)) == 1, profile_reads(sent)
     assert value_reads(sent) == []
     off = Memory(database, embeddings, retrieval=RetrievalConfig(channels=("vector",)))
-    with statements(database) as sent:
+    with sql_statements(database) as sent:
         await off.asearch(without_profiles, QUESTION, k=3)
     assert profile_reads(sent) == []
 
@@ -106,7 +84,7 @@ async def test_sub_query_rounds_never_check_again(
         weights=(*base.weights, ("profile", 1.0)),
     )
     memory = Memory(database, embeddings, retrieval=config)
-    with track_search_cost() as cost, statements(database) as sent:
+    with track_search_cost() as cost, sql_statements(database) as sent:
         await memory.asearch(without_profiles, "Where did Nadia live in June 2023?", k=3)
     assert cost.subquery_rounds >= 1
     assert len(profile_reads(sent)) == 1, profile_reads(sent)
@@ -116,11 +94,11 @@ async def test_an_unknown_subject_reads_no_values_and_a_known_one_does(
     database: Database, embeddings: LocalEmbeddings, with_profiles: tuple[str, ...]
 ) -> None:
     memory = Memory(database, embeddings)
-    with statements(database) as sent:
+    with sql_statements(database) as sent:
         await memory.asearch(with_profiles, "Where does Zelda live now?", k=3)
     assert len(profile_reads(sent)) == 1 and value_reads(sent) == []
 
-    with statements(database) as sent:
+    with sql_statements(database) as sent:
         results = await memory.asearch(with_profiles, QUESTION, k=3)
     assert value_reads(sent), "the listener saw no read of Nadia's values"
     keys = [{s.key for s in note.sources} for note in results]
@@ -134,11 +112,11 @@ async def test_the_channel_alone_reads_nothing_when_it_cannot_matter(
     channel, config = CHANNEL_FUNCTIONS["profile"], RetrievalConfig()
     plan = await plan_query(QUESTION, embeddings, subjects=("Nadia", "Omar"))
     async with Repository.open(database, autocommit=True) as repo:
-        with statements(database) as sent:
+        with sql_statements(database) as sent:
             assert await channel(repo, with_profiles, replace(plan, subjects=()), config) == []
             assert await channel(repo, with_profiles, replace(plan, round=1), config) == []
         assert sent == []
-        with statements(database) as sent:
+        with sql_statements(database) as sent:
             ranked = await channel(repo, with_profiles, plan, config)
         assert ranked and value_reads(sent)
         weighted = replace(config, weights=(*config.weights, ("profile", 1.0)))
