@@ -175,3 +175,64 @@ def test_errors_are_reported_with_exit_code_2(url: str, tmp_path: Path, cli: Cli
     code, _, err = cli("--url", url, "search", "   ", "--namespace", "cli.bad")
     assert code == 2
     assert "error: query is empty" in err
+
+
+UPDATE_SET = {
+    "conversations": [
+        {
+            "id": "c1",
+            "sessions": [
+                {
+                    "time": "2023-01-08T10:00:00+00:00",
+                    "turns": [
+                        {"key": "lyon", "speaker": "Nadia", "text": "I live in Lyon with Max."},
+                        {"key": "cello", "speaker": "Omar", "text": "I play the cello."},
+                    ],
+                },
+                {
+                    "time": "2024-02-03T10:00:00+00:00",
+                    "turns": [
+                        {"key": "hamburg", "speaker": "Nadia", "text": "I moved to Hamburg!"},
+                        {"key": "rain", "speaker": "Omar", "text": "It rains a lot here."},
+                    ],
+                },
+            ],
+        }
+    ],
+    "facts": [
+        {
+            "id": "nadia-home",
+            "conversation": "c1",
+            "subject": "Nadia",
+            "aspect": "home",
+            "older": "lyon",
+            "newer": "hamburg",
+            "current_question": "Where does Nadia live now?",
+            "past_question": "Where did Nadia live in 2023?",
+        }
+    ],
+}
+
+
+def test_eval_knowledge_updates(url: str, tmp_path: Path, cli: Cli) -> None:
+    file = tmp_path / "updates.json"
+    file.write_text(json.dumps(UPDATE_SET))
+    code, out, err = cli("--url", url, "eval", "knowledge-updates", str(file))
+    assert code == 0, err
+    assert out.splitlines() == [
+        f"1 facts in {file}",
+        "## default settings",
+        "current-state: newer above older in 1/1 (100.0%); past-period: older in top 3 in "
+        "1/1 (100.0%)",
+    ]
+    code, out, err = cli(
+        "eval", "knowledge-updates", str(file), "--url", url, "--without", "profile", "time"
+    )
+    assert code == 0, err
+    assert "## without profile, time" in out.splitlines()
+
+    code, _, err = cli("--url", url, "eval", "knowledge-updates", str(file), "--without", "x")
+    assert code == 2 and "error: --without: unknown channels ['x']" in err
+    file.write_text(json.dumps({"conversations": [], "facts": [{"id": "f"}]}))
+    code, _, err = cli("--url", url, "eval", "knowledge-updates", str(file))
+    assert code == 2 and err.startswith("error: not a knowledge-update set: ")
