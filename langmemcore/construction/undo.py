@@ -27,11 +27,7 @@ from langmemcore.storage.models import Lineage
 from langmemcore.storage.notes import NoteContent
 from langmemcore.storage.repository import Repository
 
-__all__ = ["CONFLICT_STRENGTH", "undo_lineage", "unmerge_note"]
-
-CONFLICT_STRENGTH = 0.5
-"""Default strength of the ``conflicts`` edges an undone merge writes again (the default
-link threshold, as construction writes them)."""
+__all__ = ["undo_lineage", "unmerge_note"]
 
 
 def _time(value: str | None) -> datetime | None:
@@ -107,12 +103,13 @@ async def undo_lineage(
     namespace: Sequence[str],
     lineage_id: int,
     *,
-    conflict_strength: float = CONFLICT_STRENGTH,
+    conflict_strength: float,
 ) -> int:
     """Undo one lineage row; returns the id of the ``undo`` row written.
 
     ``conflict_strength`` is the strength of the profile's ``conflicts`` edges an undone
-    merge writes again from the restored note.
+    merge writes again from the restored note (construction's link threshold, as
+    construction writes them).
 
     Raises:
         NotFoundError: The row does not exist in the namespace.
@@ -133,7 +130,7 @@ async def unmerge_note(
     namespace: Sequence[str],
     note_id: int,
     *,
-    conflict_strength: float = CONFLICT_STRENGTH,
+    conflict_strength: float,
 ) -> list[int]:
     """Undo every merge into ``note_id`` (and the links made with it), newest first; each
     restored note is linked again to the notes its profile replacements conflict with
