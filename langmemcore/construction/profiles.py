@@ -94,7 +94,7 @@ async def write_profile(
         The edge ids and lineage ids written.
     """
     replacements = await record_statements(repo, namespace, observation_id, statements)
-    if note_id is None or not replacements:
+    if note_id is None:
         return (), ()
     return await _link_conflicts(repo, namespace, observation_id, note_id, replacements, strength)
 
@@ -116,8 +116,6 @@ async def relink_profile(
         The edge ids and lineage ids written.
     """
     replacements = await replacements_of(repo, namespace, observation_id)
-    if not replacements:
-        return (), ()
     return await _link_conflicts(repo, namespace, observation_id, note_id, replacements, strength)
 
 
@@ -129,7 +127,11 @@ async def _link_conflicts(
     replacements: Sequence[Replacement],
     strength: float,
 ) -> ProfileWrite:
-    """Write the ``conflicts`` edges from ``note_id`` and their ``link`` lineage rows."""
+    """Write the ``conflicts`` edges from ``note_id`` and their ``link`` lineage rows (none
+    without replacements).
+    """
+    if not replacements:
+        return (), ()
     targets = await _conflict_targets(repo, namespace, note_id, observation_id, replacements)
     links: list[dict[str, Any]] = [
         {
