@@ -229,14 +229,18 @@ class Memory:
         ns = validate_namespace(namespace)
         check_count(lineage_id, "lineage_id", minimum=1)
         async with Repository.open(self.database) as repo:
-            return await undo_lineage(repo, ns, lineage_id)
+            return await undo_lineage(
+                repo, ns, lineage_id, conflict_strength=self.config.link_threshold
+            )
 
     async def aunmerge(self, namespace: Sequence[str], note_id: int) -> list[int]:
         """Split a merged note back into the notes it was built from."""
         ns = validate_namespace(namespace)
         check_count(note_id, "note_id", minimum=1)
         async with Repository.open(self.database) as repo:
-            return await unmerge_note(repo, ns, note_id)
+            return await unmerge_note(
+                repo, ns, note_id, conflict_strength=self.config.link_threshold
+            )
 
     async def aforget(self, namespace: Sequence[str], key: str) -> RepairReport | None:
         """Forget the observation stored under ``key`` and repair the notes built from it

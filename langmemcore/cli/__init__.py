@@ -3,7 +3,8 @@
 demo runs the main job with zero configuration; ingest, search, stats and topics work on
 any namespace (search --active --llm openai:MODEL lets a tool-calling model walk memory);
 migrate, downgrade and doctor look after the schema and the set-up;
-eval locomo measures evidence recall and eval frontier the utility-capacity frontier.
+eval locomo measures evidence recall, eval frontier the utility-capacity frontier and
+eval knowledge-updates whether facts that change are found as they stand now and before.
 
 Every mistake of the user (a missing or malformed file, an unreachable database, a bad
 namespace or argument) is one line on stderr and exit code 2.
@@ -22,6 +23,7 @@ from langmemcore.cli._memory import (
     cmd_demo,
     cmd_eval_frontier,
     cmd_eval_locomo,
+    cmd_eval_updates,
     cmd_ingest,
     cmd_search,
     cmd_stats,
@@ -136,7 +138,7 @@ def _search_command(sub: argparse._SubParsersAction, common: _Parser) -> None:
 
 
 def _eval_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
-    """``eval locomo`` and ``eval frontier``."""
+    """``eval locomo``, ``eval frontier`` and ``eval knowledge-updates``."""
     evaluation = sub.add_parser("eval", help="evaluate memory on a benchmark")
     benchmarks = evaluation.add_subparsers(dest="benchmark", required=True)
     locomo = benchmarks.add_parser(
@@ -168,6 +170,21 @@ def _eval_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     front.add_argument("--seed", type=int, default=0, help="seed of the question split")
     front.add_argument("--out", default="frontier-results", help="folder for the CSV and PNG")
     front.set_defaults(func=cmd_eval_frontier)
+    updates = benchmarks.add_parser(
+        "knowledge-updates",
+        parents=[common],
+        help="facts that change: newer statement first, the older one for the past",
+    )
+    updates.add_argument(
+        "path",
+        nargs="?",
+        default="tests/data/knowledge_updates.json",
+        help="knowledge-update set (default: the project's, from the repository root)",
+    )
+    updates.add_argument(
+        "--without", nargs="+", default=[], help="ask again with these channels off"
+    )
+    updates.set_defaults(func=cmd_eval_updates)
 
 
 def build_parser() -> argparse.ArgumentParser:

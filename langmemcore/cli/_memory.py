@@ -1,6 +1,6 @@
 """``demo``, ``ingest``, ``search``, ``stats``, ``topics`` and ``eval``: thin layers over
-:class:`~langmemcore.memory.Memory`, :mod:`langmemcore.io`, :mod:`langmemcore.demo` and
-:mod:`langmemcore.storage.stats`.
+:class:`~langmemcore.memory.Memory`, :mod:`langmemcore.io`, :mod:`langmemcore.demo`,
+:mod:`langmemcore.eval` and :mod:`langmemcore.storage.stats`.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ __all__ = [
     "cmd_demo",
     "cmd_eval_frontier",
     "cmd_eval_locomo",
+    "cmd_eval_updates",
     "cmd_ingest",
     "cmd_search",
     "cmd_stats",
@@ -284,6 +285,41 @@ def cmd_eval_frontier(args: argparse.Namespace) -> int:
         report.write_csv(out / "frontier.csv")
         report.plot(out / "frontier.png")
         return f"{report.format_markdown()}\n\nwrote {out / 'frontier.csv'}, {out / 'frontier.png'}"
+
+    print(_with_memory(args, job))
+    return 0
+
+
+def cmd_eval_updates(args: argparse.Namespace) -> int:
+    """Ask a knowledge-update set's questions (see :mod:`langmemcore.eval.knowledge_updates`),
+    with the default settings, then ``--without`` those channels on the same memory.
+    """
+    import uuid
+    from dataclasses import replace
+
+    from langmemcore.config import CHANNELS
+    from langmemcore.eval.knowledge_updates import (
+        evaluate_updates,
+        ingest_update_set,
+        load_update_set,
+    )
+
+    unknown = sorted(set(args.without) - set(CHANNELS))
+    if unknown:
+        raise InvalidInputError(f"--without: unknown channels {unknown}; known: {list(CHANNELS)}")
+    updates = read_file(load_update_set, args.path)
+
+    async def job(memory: Memory) -> str:
+        prefix = f"updates-{uuid.uuid4().hex[:8]}"
+        await ingest_update_set(memory, updates, prefix)
+        blocks = [f"{len(updates.facts)} facts in {args.path}", "## default settings"]
+        blocks.append((await evaluate_updates(memory, updates, prefix)).format())
+        if args.without:
+            kept = tuple(c for c in memory.retrieval.channels if c not in args.without)
+            config = replace(memory.retrieval, channels=kept)
+            blocks.append(f"## without {', '.join(args.without)}")
+            blocks.append((await evaluate_updates(memory, updates, prefix, config=config)).format())
+        return "\n".join(blocks)
 
     print(_with_memory(args, job))
     return 0

@@ -7,7 +7,8 @@ observation takes part in (its value replaced an older one, or, arriving late, i
 value was already replaced) links the observation's note and the note of the other value
 with a ``conflicts`` edge, unless the two notes are linked as conflicting already; the
 edge is written with a ``link`` lineage row of the observation, so undo, unmerge and
-forget remove it like the gate's links.
+forget remove it like the gate's links. Undoing a merge gives the merged observation a note
+of its own, and :func:`relink_profile` writes its edges again from that note.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from langmemcore.profiles.aspects import AspectStatement
-from langmemcore.profiles.replay import Replacement, record_statements
+from langmemcore.profiles.replay import Replacement, record_statements, replacements_of
 from langmemcore.storage.repository import Repository
 
-__all__ = ["ProfileWrite", "write_profile"]
+__all__ = ["ProfileWrite", "relink_profile", "write_profile"]
 
 ProfileWrite = tuple[tuple[int, ...], tuple[int, ...]]
 """Edge ids and lineage ids a profile write added."""
@@ -93,7 +94,43 @@ async def write_profile(
         The edge ids and lineage ids written.
     """
     replacements = await record_statements(repo, namespace, observation_id, statements)
-    if note_id is None or not replacements:
+    if note_id is None:
+        return (), ()
+    return await _link_conflicts(repo, namespace, observation_id, note_id, replacements, strength)
+
+
+async def relink_profile(
+    repo: Repository,
+    namespace: Sequence[str],
+    observation_id: int,
+    note_id: int,
+    *,
+    strength: float,
+) -> ProfileWrite:
+    """Link the observation's note again to the notes of the values it replaces or is
+    replaced by (an undone merge gave it a note of its own, and the merge's links, these
+    edges among them, went with the merge); notes already linked as conflicting stay as
+    they are.
+
+    Returns:
+        The edge ids and lineage ids written.
+    """
+    replacements = await replacements_of(repo, namespace, observation_id)
+    return await _link_conflicts(repo, namespace, observation_id, note_id, replacements, strength)
+
+
+async def _link_conflicts(
+    repo: Repository,
+    namespace: Sequence[str],
+    observation_id: int,
+    note_id: int,
+    replacements: Sequence[Replacement],
+    strength: float,
+) -> ProfileWrite:
+    """Write the ``conflicts`` edges from ``note_id`` and their ``link`` lineage rows (none
+    without replacements).
+    """
+    if not replacements:
         return (), ()
     targets = await _conflict_targets(repo, namespace, note_id, observation_id, replacements)
     links: list[dict[str, Any]] = [

@@ -6,7 +6,10 @@
 - undoing a **link** removes the edge, unless another link still in force wrote the same
   edge (edges are unique on source, target and relation);
 - an **append** or a **topics** run is the base state of memory: undoing it marks the row
-  undone and changes nothing (delete the observation to forget it).
+  undone and changes nothing (delete the observation to forget it);
+- the merged observation's profile replacements link its restored note again to the notes
+  they conflict with (:func:`~langmemcore.construction.profiles.relink_profile`): the
+  ``conflicts`` edges its merge wrote went with the merge's links.
 
 A merge can only be undone while no later merge into the same note is in force
 (``unmerge`` walks them newest first for you). Every undo writes its own lineage row.
@@ -19,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from langmemcore._errors import InvalidInputError, NotFoundError
+from langmemcore.construction.profiles import relink_profile
 from langmemcore.storage.models import Lineage
 from langmemcore.storage.notes import NoteContent
 from langmemcore.storage.repository import Repository
@@ -30,7 +34,9 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
-async def _undo_merge(repo: Repository, namespace: Sequence[str], row: Lineage) -> dict[str, Any]:
+async def _undo_merge(
+    repo: Repository, namespace: Sequence[str], row: Lineage, strength: float
+) -> dict[str, Any]:
     later = await repo.later_merge_in_force(namespace, row.note_id, row.id)
     if later is not None:
         raise InvalidInputError(
@@ -65,13 +71,18 @@ async def _undo_merge(repo: Repository, namespace: Sequence[str], row: Lineage) 
         speakers=[draft["speaker"]] if draft["speaker"] else [],
     )
     await repo.set_note_keywords(namespace, restored, draft["keywords"])
-    return {"note_id": note.id, "restored_note_id": restored}
+    edges, _rows = await relink_profile(
+        repo, namespace, row.observation_id, restored, strength=strength
+    )
+    return {"note_id": note.id, "restored_note_id": restored, "relinked_edge_ids": list(edges)}
 
 
-async def _undo_one(repo: Repository, namespace: Sequence[str], row: Lineage) -> int:
+async def _undo_one(
+    repo: Repository, namespace: Sequence[str], row: Lineage, strength: float
+) -> int:
     detail: dict[str, Any] = {"undone": row.id, "operation": row.operation}
     if row.operation == "merge":
-        detail.update(await _undo_merge(repo, namespace, row))
+        detail.update(await _undo_merge(repo, namespace, row, strength))
     elif row.operation == "link":
         await repo.remove_link_edge(namespace, row.id)
     elif row.operation not in ("append", "topics"):
@@ -87,8 +98,18 @@ async def _undo_one(repo: Repository, namespace: Sequence[str], row: Lineage) ->
     )
 
 
-async def undo_lineage(repo: Repository, namespace: Sequence[str], lineage_id: int) -> int:
+async def undo_lineage(
+    repo: Repository,
+    namespace: Sequence[str],
+    lineage_id: int,
+    *,
+    conflict_strength: float,
+) -> int:
     """Undo one lineage row; returns the id of the ``undo`` row written.
+
+    ``conflict_strength`` is the strength of the profile's ``conflicts`` edges an undone
+    merge writes again from the restored note (construction's link threshold, as
+    construction writes them).
 
     Raises:
         NotFoundError: The row does not exist in the namespace.
@@ -101,11 +122,19 @@ async def undo_lineage(repo: Repository, namespace: Sequence[str], lineage_id: i
         raise NotFoundError(f"lineage {lineage_id} does not exist in {tuple(namespace)}")
     if row.undone_at is not None:
         raise InvalidInputError(f"lineage {lineage_id} was already undone")
-    return await _undo_one(repo, namespace, row)
+    return await _undo_one(repo, namespace, row, conflict_strength)
 
 
-async def unmerge_note(repo: Repository, namespace: Sequence[str], note_id: int) -> list[int]:
-    """Undo every merge into ``note_id`` (and the links made with it), newest first.
+async def unmerge_note(
+    repo: Repository,
+    namespace: Sequence[str],
+    note_id: int,
+    *,
+    conflict_strength: float,
+) -> list[int]:
+    """Undo every merge into ``note_id`` (and the links made with it), newest first; each
+    restored note is linked again to the notes its profile replacements conflict with
+    (edges of ``conflict_strength``).
 
     Returns:
         The ids of the notes restored for the merged observations.
@@ -119,8 +148,8 @@ async def unmerge_note(repo: Repository, namespace: Sequence[str], note_id: int)
     restored = []
     for merge in await repo.merges_in_force(namespace, note_id):
         for link in await repo.links_in_force(namespace, note_id, merge.observation_id):
-            await _undo_one(repo, namespace, link)
-        undo_id = await _undo_one(repo, namespace, merge)
+            await _undo_one(repo, namespace, link, conflict_strength)
+        undo_id = await _undo_one(repo, namespace, merge, conflict_strength)
         detail = await repo.lineage_after(namespace, undo_id)
         restored.append(int((detail or {})["restored_note_id"]))
     return restored

@@ -16,7 +16,7 @@ from langmemcore.profiles.aspects import ASPECTS
 from langmemcore.profiles.profile import AspectValues, Profile, ProfileSource, ProfileValue
 from langmemcore.profiles.replay import rebuild_profiles
 from langmemcore.storage.database import Database
-from langmemcore.storage.profiles import StoredValue
+from langmemcore.storage.profiles.records import StoredValue
 from langmemcore.storage.repository import Repository
 
 __all__ = ["ProfileLayer", "SubjectSummary", "build_profile"]

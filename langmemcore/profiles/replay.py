@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from langmemcore.profiles.resolve import resolve_chain
-from langmemcore.storage.profiles import Chain, ChainValue, StatementLike
+from langmemcore.storage.profiles.records import Chain, ChainValue, StatementLike
 from langmemcore.storage.repository import Repository
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "forget_statements",
     "rebuild_profiles",
     "record_statements",
+    "replacements_of",
     "replay_chains",
 ]
 
@@ -60,16 +61,42 @@ async def replay_chains(
     """
     replacements: list[Replacement] = []
     for subject_key, aspect in dict.fromkeys(chains):
-        statements = await repo.profile_statements_of(namespace, subject_key, aspect)
-        chain = resolve_chain(aspect, statements)
-        subject = statements[0].subject if statements else subject_key
+        subject, chain = await _replayed(repo, namespace, subject_key, aspect)
         await repo.replace_profile_chain(namespace, subject, aspect, chain)
-        replacements.extend(
-            Replacement(subject, aspect, value, chain[value.replaced_by])
-            for value in chain
-            if value.replaced_by is not None
-        )
+        replacements.extend(_replacements(subject, aspect, chain))
     return replacements
+
+
+async def _replayed(
+    repo: Repository, namespace: Sequence[str], subject_key: str, aspect: str
+) -> tuple[str, list[ChainValue]]:
+    """The chain's subject (as first written) and its values replayed from its statements."""
+    statements = await repo.profile_statements_of(namespace, subject_key, aspect)
+    subject = statements[0].subject if statements else subject_key
+    return subject, resolve_chain(aspect, statements)
+
+
+def _replacements(subject: str, aspect: str, chain: Sequence[ChainValue]) -> list[Replacement]:
+    return [
+        Replacement(subject, aspect, value, chain[value.replaced_by])
+        for value in chain
+        if value.replaced_by is not None
+    ]
+
+
+async def replacements_of(
+    repo: Repository, namespace: Sequence[str], observation_id: int
+) -> list[Replacement]:
+    """The replacements whose older or newer value the observation first stated, from its
+    chains replayed as they stand (nothing is written).
+    """
+    found: list[Replacement] = []
+    for subject_key, aspect in await repo.profile_chains_of_observations(
+        namespace, [observation_id]
+    ):
+        subject, chain = await _replayed(repo, namespace, subject_key, aspect)
+        found.extend(_replacements(subject, aspect, chain))
+    return [r for r in found if r.introduced_by(observation_id)]
 
 
 async def record_statements(

@@ -27,7 +27,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from langmemcore.profiles.aspects import is_single_valued
-from langmemcore.storage.profiles import ChainValue, StoredStatement, ValueSource, profile_key
+from langmemcore.storage.profiles.records import (
+    ChainValue,
+    StoredStatement,
+    ValueSource,
+    profile_key,
+)
 
 __all__ = ["ends_value", "resolve_chain"]
 

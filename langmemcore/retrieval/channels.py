@@ -54,6 +54,8 @@ class QueryPlan:
         keyword_vectors: Embedding of each keyword, in order.
         round: Refinement round (0 = the original query).
         stored: Its keywords that memory stores (their vectors were read, not embedded).
+        subjects: The namespace's profile subjects, read once per search when the profile
+            channel runs (none: the channel does no database work).
     """
 
     text: str
@@ -66,6 +68,7 @@ class QueryPlan:
     keyword_vectors: tuple[tuple[float, ...], ...]
     round: int = 0
     stored: tuple[str, ...] = ()
+    subjects: tuple[str, ...] = ()
 
 
 def rank_neighbours(
@@ -179,9 +182,13 @@ async def profile_channel(
     repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
 ) -> list[int]:
     """The semantic layer: notes of the current (or the asked period's) values of the
-    subject's aspect the query asks about.
+    subject's aspect the query asks about. A sub-query round's ranking at fusion weight 0
+    is never used, so it is not computed.
     """
-    return (await profile_ranking(repo, ns, plan.text, plan.times))[: config.depth]
+    if plan.round and not channel_weight(config, "profile", plan.round):
+        return []
+    ranking = await profile_ranking(repo, ns, plan.text, plan.times, plan.subjects)
+    return ranking[: config.depth]
 
 
 ChannelFunction = Callable[

@@ -99,6 +99,7 @@ async def plan_query(
     known: Mapping[str, Sequence[float]] | None = None,
     lookup: KeywordLookup | None = None,
     keywords: Sequence[str] | None = None,
+    subjects: Sequence[str] = (),
 ) -> QueryPlan:
     """Decompose and embed a (sub-)query, in one embedding call at most.
 
@@ -118,6 +119,7 @@ async def plan_query(
             embedded.
         keywords: The query's keywords when the caller knows them (a sub-query built from
             keywords); then neither the text analysis nor the LLM extracts them.
+        subjects: The namespace's profile subjects (for the profile channel).
     """
     analysis = analyze_query(text, reference)
     given = tuple(keywords) if keywords else None
@@ -134,5 +136,6 @@ async def plan_query(
         topic_vector=(),
         keyword_vectors=(),
         round=round,
+        subjects=tuple(subjects),
     )
     return await _vectors(plan, embeddings, vectors, described, known, lookup)

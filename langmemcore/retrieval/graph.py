@@ -43,7 +43,7 @@ from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.decompose import KeywordLookup, plan_query
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
-from langmemcore.retrieval.profile_channel import order_by_profile
+from langmemcore.retrieval.profile_channel import order_by_profile, search_subjects
 from langmemcore.retrieval.propagation import propagation_channel
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
 from langmemcore.storage.database import Database
@@ -140,7 +140,10 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Decompose and embed the query."""
     ctx = runtime.context
     lookup = _stored_keywords(ctx.database, state["namespace"])
-    plan = await plan_query(state["query"], ctx.embeddings, llm=ctx.llm, lookup=lookup)
+    subjects = await search_subjects(ctx.database, state["namespace"], ctx.config)
+    plan = await plan_query(
+        state["query"], ctx.embeddings, llm=ctx.llm, lookup=lookup, subjects=subjects
+    )
     count(searches=1)
     return {
         "plan": plan,
@@ -320,6 +323,7 @@ async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         vectors=_plan_vectors(channels),
         known=known,
         lookup=_stored_keywords(ctx.database, state["namespace"]),
+        subjects=state["plan"].subjects,
     )
     count(refined=int(round == 1), subquery_rounds=1)
     return {

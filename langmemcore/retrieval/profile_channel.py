@@ -24,9 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 
+from langmemcore.config import RetrievalConfig
 from langmemcore.profiles.question import parse_profile_question
 from langmemcore.retrieval.pack import RetrievedNote
-from langmemcore.storage.profiles import StoredValue
+from langmemcore.storage.database import Database
+from langmemcore.storage.profiles.records import StoredValue
 from langmemcore.storage.repository import Repository
 from langmemcore.text import TimeMention
 
@@ -40,6 +42,7 @@ __all__ = [
     "profile_focus",
     "profile_ranking",
     "rank_profile_values",
+    "search_subjects",
 ]
 
 _FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
@@ -147,15 +150,27 @@ def order_by_profile(
     return out
 
 
-async def profile_focus(
-    repo: Repository, namespace: tuple[str, ...], query: str, times: Sequence[TimeMention]
+async def search_subjects(
+    database: Database, namespace: tuple[str, ...], config: RetrievalConfig
+) -> tuple[str, ...]:
+    """The profile subjects a search's profile channel may be asked about: the namespace's,
+    read once per search (none when the channel is off).
+    """
+    if "profile" not in config.channels:
+        return ()
+    async with Repository.open(database, autocommit=True) as repo:
+        return tuple(subject for subject, _n, _c in await repo.profile_subjects(namespace))
+
+
+def profile_focus(
+    query: str, times: Sequence[TimeMention], subjects: Sequence[str]
 ) -> ProfileFocus | None:
-    """What the query asks of a profile memory holds (``None``: it asks no such thing).
+    """What the query asks of the profile of one of ``subjects`` (``None``: it asks no
+    such thing, or names none of them).
 
     The period's bounds are the question's own dates, else the first date or period the
     query names.
     """
-    subjects = [subject for subject, _values, _current in await repo.profile_subjects(namespace)]
     if not subjects:
         return None
     question = parse_profile_question(query, subjects)
@@ -185,12 +200,16 @@ async def aspect_values(
 
 
 async def profile_ranking(
-    repo: Repository, namespace: tuple[str, ...], query: str, times: Sequence[TimeMention]
+    repo: Repository,
+    namespace: tuple[str, ...],
+    query: str,
+    times: Sequence[TimeMention],
+    subjects: Sequence[str],
 ) -> list[int]:
-    """The profile channel's ranking for ``query`` (empty unless it asks about an aspect
-    of a subject memory has a profile of).
+    """The profile channel's ranking for ``query`` (empty, without reading the database,
+    unless it asks about an aspect of one of ``subjects``, the namespace's).
     """
-    focus = await profile_focus(repo, namespace, query, times)
+    focus = profile_focus(query, times, subjects)
     if focus is None:
         return []
     values = await aspect_values(repo, namespace, focus.subject, focus.aspects)

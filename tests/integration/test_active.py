@@ -41,16 +41,6 @@ from langmemcore.storage.models import (
 )
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
-TOOLS = [
-    "find_keywords",
-    "keyword_tags",
-    "notes_for",
-    "note_cues",
-    "timeline",
-    "topic_notes",
-    "person_profile",
-    "person_aspect",
-]
 
 CONVERSATION = [
     ("Caroline", "I went to an LGBTQ support group yesterday and it was so powerful."),
@@ -251,7 +241,10 @@ def narrowing_cue(graph: Graph) -> tuple[str, str, list[int]]:
 
 
 async def test_scripted_cue_tag_content_path_returns_exactly_its_evidence(
-    database: Database, embeddings: LocalEmbeddings, graphs: tuple[Graph, Graph]
+    database: Database,
+    embeddings: LocalEmbeddings,
+    graphs: tuple[Graph, Graph],
+    active_tools: list[str],
 ) -> None:
     graph = graphs[0]
     keyword, tag, tagged = narrowing_cue(graph)
@@ -292,7 +285,7 @@ async def test_scripted_cue_tag_content_path_returns_exactly_its_evidence(
         *(n for n in tagged if n not in (first, neighbour)),
     )
 
-    assert model.bound == TOOLS
+    assert model.bound == active_tools
     system, question = model.received[0]
     assert isinstance(system, SystemMessage) and isinstance(question, HumanMessage)
     assert "cue -> tag" in str(system.content) and "at most 6 steps" in str(system.content)

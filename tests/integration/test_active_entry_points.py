@@ -11,7 +11,6 @@ citing the last note shown, which therefore comes first.
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -26,6 +25,7 @@ from langmemcore.cli._format import evidence_lines
 from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.storage import Database
+from tests.integration.conftest import Ingested
 from tests.integration.scripted_model import ScriptedChatModel, call, last_tool_result, script
 from tests.stub_openai import openai_stub
 
@@ -40,16 +40,6 @@ TURNS = [
     ObservationIn("d6", "I adopted a puppy named Max last Saturday!", "Alice", JUNE_3),
 ]
 QUERY = "What is the name of Alice's puppy?"
-TOOLS = [
-    "find_keywords",
-    "keyword_tags",
-    "notes_for",
-    "note_cues",
-    "timeline",
-    "topic_notes",
-    "person_profile",
-    "person_aspect",
-]
 
 
 @dataclass
@@ -83,11 +73,9 @@ class Walk:
 
 
 @pytest.fixture(scope="module")
-async def filled(database: Database, embeddings: LocalEmbeddings) -> tuple[str, ...]:
+async def filled(ingested: Ingested) -> tuple[str, ...]:
     """A namespace with a short conversation; three turns mention Max (one repeated)."""
-    namespace = ("active-entry", uuid.uuid4().hex[:12])
-    await Memory(database, embeddings).aingest_many(namespace, TURNS)
-    return namespace
+    return await ingested("active-entry", TURNS)
 
 
 def walking(database: Database, embeddings: LocalEmbeddings) -> tuple[Memory, Walk]:
@@ -207,6 +195,7 @@ def test_cli_search_active_with_chat_openai_over_the_stub(
     filled: tuple[str, ...],
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
+    active_tools: list[str],
 ) -> None:
     memory, expected_walk = walking(database, embeddings)
     expected = memory.search(filled, QUERY, k=5, mode="active")
@@ -223,7 +212,7 @@ def test_cli_search_active_with_chat_openai_over_the_stub(
     assert out == "\n".join([f"Q: {QUERY}", *evidence_lines(expected)]) + "\n"
     assert "channels: active #1" in out
     assert len(received) == 3 and received[0]["model"] == "stub-model"
-    assert [t["function"]["name"] for t in received[0]["tools"]] == TOOLS
+    assert [t["function"]["name"] for t in received[0]["tools"]] == active_tools
     assert received[0]["messages"][0]["role"] == "system"
     assert received[0]["messages"][1] == {"role": "user", "content": QUERY}
 

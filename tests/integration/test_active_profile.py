@@ -6,7 +6,6 @@ them. Expected values are read back from the stored profile and the note sources
 from __future__ import annotations
 
 import json
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,9 +14,9 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
-from langmemcore.memory import Memory
 from langmemcore.retrieval.active import active_search
 from langmemcore.storage import Database, Repository
+from tests.integration.conftest import Ingested
 from tests.integration.scripted_model import ScriptedChatModel
 
 JAN_2023 = datetime(2023, 1, 8, 18, 0, tzinfo=UTC)
@@ -32,13 +31,9 @@ TURNS = [
 
 
 @pytest.fixture(scope="module")
-async def memory_ns(
-    database: Database, embeddings: LocalEmbeddings
-) -> tuple[Memory, tuple[str, ...]]:
-    memory = Memory(database, embeddings)
-    ns = ("active-profile", uuid.uuid4().hex[:10])
-    await memory.aingest_many(ns, TURNS)
-    return memory, ns
+async def filled(ingested: Ingested) -> tuple[str, ...]:
+    """A namespace where Nadia moved from Lyon to Hamburg and Ben is vegetarian."""
+    return await ingested("active-profile", TURNS)
 
 
 async def notes_of(database: Database, ns: tuple[str, ...], keys: list[str]) -> list[int]:
@@ -73,9 +68,9 @@ def calls(*pairs: tuple[str, dict[str, Any]]) -> AIMessage:
 
 
 async def test_person_profile_and_aspect_show_the_stored_profile(
-    database: Database, embeddings: LocalEmbeddings, memory_ns: tuple[Memory, tuple[str, ...]]
+    database: Database, embeddings: LocalEmbeddings, filled: tuple[str, ...]
 ) -> None:
-    _memory, ns = memory_ns
+    ns = filled
     async with Repository.open(database, autocommit=True) as repo:
         stored = await repo.profile_of(ns, "Nadia")
     homes = [v for v in stored if v.aspect == "home"]
@@ -119,9 +114,9 @@ async def test_person_profile_and_aspect_show_the_stored_profile(
 
 
 async def test_unknown_person_or_aspect_is_an_error_text_and_the_walk_goes_on(
-    database: Database, embeddings: LocalEmbeddings, memory_ns: tuple[Memory, tuple[str, ...]]
+    database: Database, embeddings: LocalEmbeddings, filled: tuple[str, ...]
 ) -> None:
-    _memory, ns = memory_ns
+    ns = filled
     recorder = Recorder(AIMessage(content="I could not find it."))
     model = ScriptedChatModel(
         messages=iter(
@@ -145,11 +140,12 @@ async def test_unknown_person_or_aspect_is_an_error_text_and_the_walk_goes_on(
 
 
 async def test_the_profile_tools_never_show_another_namespace(
-    database: Database, embeddings: LocalEmbeddings, memory_ns: tuple[Memory, tuple[str, ...]]
+    database: Database, embeddings: LocalEmbeddings, filled: tuple[str, ...], ingested: Ingested
 ) -> None:
-    memory, _ns = memory_ns
-    other = ("active-profile", uuid.uuid4().hex[:10])
-    await memory.aingest_many(other, [ObservationIn("x", "I'm vegan now.", "Ben", FEB_2024)])
+    """Nadia's profile lives in ``filled``; another namespace's tools never show it."""
+    other = await ingested(
+        "active-profile", [ObservationIn("x", "I'm vegan now.", "Ben", FEB_2024)]
+    )
     recorder = Recorder(AIMessage(content="done"))
     model = ScriptedChatModel(
         messages=iter([calls(("person_profile", {"person": "Nadia"})), recorder])

@@ -7,11 +7,8 @@ import json
 import uuid
 from pathlib import Path
 
-import pytest
-
-from langmemcore.cli import main
-from langmemcore.storage import Database
 from langmemcore.storage.stats import COUNTED
+from tests.integration.conftest import Cli
 
 
 def record(key: str | None, speaker: str, time: str, text: str) -> dict[str, str]:
@@ -62,37 +59,23 @@ def locomo_sample(sample_id: str) -> dict[str, object]:
     }
 
 
-@pytest.fixture()
-def url(database: Database, database_url: str) -> str:
-    """The migrated test database."""
-    return database_url
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def test_ingest_search_stats_topics(
-    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_ingest_search_stats_topics(url: str, tmp_path: Path, cli: Cli) -> None:
     ns = f"cli.{uuid.uuid4().hex[:10]}"
     file = tmp_path / "turns.jsonl"
     file.write_text("\n".join(json.dumps(r) for r in RECORDS) + "\n")
 
-    code, out, err = run(capsys, "--url", url, "ingest", str(file), "--namespace", ns)
+    code, out, err = cli("--url", url, "ingest", str(file), "--namespace", ns)
     assert code == 0, err
     assert out.startswith(f"{ns}: 5 observations -> ")
     assert "1 merges" in out and "0 already remembered" in out
     assert "ingest [" in err and "5/5" in err
 
-    code, out, _ = run(capsys, "ingest", str(file), "--namespace", ns, "--url", url)
+    code, out, _ = cli("ingest", str(file), "--namespace", ns, "--url", url)
     assert code == 0
     assert "0 new notes, 0 merges, 0 links, 5 already remembered" in out
 
     query = "What is the name of Jonas's dog?"
-    code, out, err = run(capsys, "--url", url, "search", query, "--namespace", ns, "--k", "2")
+    code, out, err = cli("--url", url, "search", query, "--namespace", ns, "--k", "2")
     assert code == 0, err
     assert out.startswith("Q: What is the name of Jonas's dog?\n  1. ")
     first = out.split("\n  2. ")[0]
@@ -102,7 +85,7 @@ def test_ingest_search_stats_topics(
     assert "| Jonas | 2024-06-15 10:00 | Pretzel, my beagle, still" in first
     assert "\n  3. " not in out
 
-    code, out, _ = run(capsys, "--url", url, "stats", "--namespace", ns)
+    code, out, _ = cli("--url", url, "stats", "--namespace", ns)
     assert code == 0
     header, row = out.strip().splitlines()
     assert header.split() == ["namespace", *COUNTED]
@@ -115,53 +98,48 @@ def test_ingest_search_stats_topics(
     assert counts["merges"] == 1
     assert counts["keywords"] > 5
 
-    code, out, _ = run(capsys, "--url", url, "topics", "--namespace", ns, "--evolve")
+    code, out, _ = cli("--url", url, "topics", "--namespace", ns, "--evolve")
     assert code == 0
     assert out.startswith(f"Topics of {ns}:\n")
     listed = [line for line in out.splitlines()[1:] if line.startswith("  - ")]
     assert all(" keywords): " in line for line in listed)
-    _, after, _ = run(capsys, "--url", url, "stats", "--namespace", ns)
+    _, after, _ = cli("--url", url, "stats", "--namespace", ns)
     assert int(after.strip().splitlines()[1].split()[-1]) == len(listed)
 
 
-def test_stats_without_namespace_lists_every_namespace(
-    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_stats_without_namespace_lists_every_namespace(url: str, tmp_path: Path, cli: Cli) -> None:
     root = f"clistats{uuid.uuid4().hex[:8]}"
     file = tmp_path / "turns.json"
     file.write_text(json.dumps(RECORDS[:2]))
     for child in ("a", "b"):
-        assert main(["--url", url, "ingest", str(file), "--namespace", f"{root}.{child}"]) == 0
-    capsys.readouterr()
-    code, out, _ = run(capsys, "--url", url, "stats")
+        assert cli("--url", url, "ingest", str(file), "--namespace", f"{root}.{child}").code == 0
+    code, out, _ = cli("--url", url, "stats")
     assert code == 0
     names = [line.split()[0] for line in out.splitlines()[1:]]
     assert f"{root}.a" in names and f"{root}.b" in names
     assert names == sorted(names)
-    code, out, _ = run(capsys, "--url", url, "stats", "--namespace", root)
+    code, out, _ = cli("--url", url, "stats", "--namespace", root)
     assert [line.split()[0] for line in out.splitlines()[1:]] == [f"{root}.a", f"{root}.b"]
-    code, out, _ = run(capsys, "--url", url, "stats", "--namespace", f"{root}x")
+    code, out, _ = cli("--url", url, "stats", "--namespace", f"{root}x")
     assert out.strip() == "(memory is empty)"
 
 
-def test_ingest_a_locomo_file_and_evaluate_it(
-    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_ingest_a_locomo_file_and_evaluate_it(url: str, tmp_path: Path, cli: Cli) -> None:
     ns = f"clilocomo.{uuid.uuid4().hex[:10]}"
     file = tmp_path / "locomo.json"
     file.write_text(json.dumps([locomo_sample("conv-a"), locomo_sample("conv-b")]))
-    code, out, err = run(capsys, "--url", url, "ingest", str(file), "--namespace", ns)
+    code, out, err = cli("--url", url, "ingest", str(file), "--namespace", ns)
     assert code == 0, err
     lines = out.strip().splitlines()
     assert [line.split(":")[0] for line in lines] == [f"{ns}.conv-a", f"{ns}.conv-b"]
     assert all("5 observations" in line for line in lines)
 
-    code, out, _ = run(
-        capsys, "--url", url, "search", "What is Ana's cat called?", "--namespace", f"{ns}.conv-a"
+    code, out, _ = cli(
+        "--url", url, "search", "What is Ana's cat called?", "--namespace", f"{ns}.conv-a"
     )
     assert "source D1:1 | Ana | 2023-05-08 13:56 | I just adopted a cat named Miso." in out
 
-    code, out, err = run(capsys, "--url", url, "eval", "locomo", str(file), "--limit", "1")
+    code, out, err = cli("--url", url, "eval", "locomo", str(file), "--limit", "1")
     assert code == 0, err
     overall = next(line for line in out.splitlines() if line.startswith("| overall |"))
     assert overall.split("|")[-2].strip() == "2"
@@ -170,8 +148,8 @@ def test_ingest_a_locomo_file_and_evaluate_it(
     assert "conv-a (n=2)" in out and "conv-b" not in out
 
     saved = tmp_path / "report.md"
-    code, out, err = run(
-        capsys, "--url", url, "eval", "locomo", str(file), "--ablations", "--out", str(saved)
+    code, out, err = cli(
+        "--url", url, "eval", "locomo", str(file), "--ablations", "--out", str(saved)
     )
     assert code == 0, err
     assert saved.read_text(encoding="utf-8").strip() == out.strip()
@@ -185,17 +163,76 @@ def test_ingest_a_locomo_file_and_evaluate_it(
     assert float(full_cost.split(" | ")[3]) >= 5  # at least five channels ran per search
 
 
-def test_errors_are_reported_with_exit_code_2(
-    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_errors_are_reported_with_exit_code_2(url: str, tmp_path: Path, cli: Cli) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "fine"}\n{"speaker": "Maya"}\n')
-    code, _, err = run(capsys, "--url", url, "ingest", str(bad), "--namespace", "cli.bad")
+    code, _, err = cli("--url", url, "ingest", str(bad), "--namespace", "cli.bad")
     assert code == 2
     assert "error: bad.jsonl record 2: 'text' is missing or empty" in err
-    code, _, err = run(capsys, "--url", url, "search", "x", "--namespace", "langgraph.x")
+    code, _, err = cli("--url", url, "search", "x", "--namespace", "langgraph.x")
     assert code == 2
     assert "error:" in err and "langgraph" in err
-    code, _, err = run(capsys, "--url", url, "search", "   ", "--namespace", "cli.bad")
+    code, _, err = cli("--url", url, "search", "   ", "--namespace", "cli.bad")
     assert code == 2
     assert "error: query is empty" in err
+
+
+UPDATE_SET = {
+    "conversations": [
+        {
+            "id": "c1",
+            "sessions": [
+                {
+                    "time": "2023-01-08T10:00:00+00:00",
+                    "turns": [
+                        {"key": "lyon", "speaker": "Nadia", "text": "I live in Lyon with Max."},
+                        {"key": "cello", "speaker": "Omar", "text": "I play the cello."},
+                    ],
+                },
+                {
+                    "time": "2024-02-03T10:00:00+00:00",
+                    "turns": [
+                        {"key": "hamburg", "speaker": "Nadia", "text": "I moved to Hamburg!"},
+                        {"key": "rain", "speaker": "Omar", "text": "It rains a lot here."},
+                    ],
+                },
+            ],
+        }
+    ],
+    "facts": [
+        {
+            "id": "nadia-home",
+            "conversation": "c1",
+            "subject": "Nadia",
+            "aspect": "home",
+            "older": "lyon",
+            "newer": "hamburg",
+            "current_question": "Where does Nadia live now?",
+            "past_question": "Where did Nadia live in 2023?",
+        }
+    ],
+}
+
+
+def test_eval_knowledge_updates(url: str, tmp_path: Path, cli: Cli) -> None:
+    file = tmp_path / "updates.json"
+    file.write_text(json.dumps(UPDATE_SET))
+    code, out, err = cli("--url", url, "eval", "knowledge-updates", str(file))
+    assert code == 0, err
+    assert out.splitlines() == [
+        f"1 facts in {file}",
+        "## default settings",
+        "current-state: newer above older in 1/1 (100.0%); past-period: older in top 3 in "
+        "1/1 (100.0%)",
+    ]
+    code, out, err = cli(
+        "eval", "knowledge-updates", str(file), "--url", url, "--without", "profile", "time"
+    )
+    assert code == 0, err
+    assert "## without profile, time" in out.splitlines()
+
+    code, _, err = cli("--url", url, "eval", "knowledge-updates", str(file), "--without", "x")
+    assert code == 2 and "error: --without: unknown channels ['x']" in err
+    file.write_text(json.dumps({"conversations": [], "facts": [{"id": "f"}]}))
+    code, _, err = cli("--url", url, "eval", "knowledge-updates", str(file))
+    assert code == 2 and err.startswith("error: not a knowledge-update set: ")

@@ -6,10 +6,7 @@ import json
 import uuid
 from pathlib import Path
 
-import pytest
-
-from langmemcore.cli import main
-from langmemcore.storage import Database
+from tests.integration.conftest import Cli
 
 RECORDS = [
     {"key": "a", "speaker": "Nadia", "time": "2024-01-10", "text": "I live in Lyon."},
@@ -18,26 +15,13 @@ RECORDS = [
 ]
 
 
-@pytest.fixture()
-def url(database: Database, database_url: str) -> str:
-    return database_url
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def test_profile_prints_current_values_and_history(
-    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_profile_prints_current_values_and_history(url: str, tmp_path: Path, cli: Cli) -> None:
     ns = f"cliprofile.{uuid.uuid4().hex[:10]}"
     file = tmp_path / "turns.json"
     file.write_text(json.dumps(RECORDS))
-    assert run(capsys, "--url", url, "ingest", str(file), "--namespace", ns)[0] == 0
+    assert cli("--url", url, "ingest", str(file), "--namespace", ns)[0] == 0
 
-    code, out, err = run(capsys, "--url", url, "profile", "nadia", "--namespace", ns)
+    code, out, err = cli("--url", url, "profile", "nadia", "--namespace", ns)
     assert code == 0, err
     assert out.splitlines() == [
         f"Profile of Nadia in {ns}:",
@@ -46,7 +30,7 @@ def test_profile_prints_current_values_and_history(
         "  Lyon (2024-01-10 .. 2024-03-01, replaced by Hamburg) [a]",
     ]
 
-    code, out, _ = run(capsys, "--url", url, "profile", "Nadia", "--namespace", ns, "--json")
+    code, out, _ = cli("--url", url, "profile", "Nadia", "--namespace", ns, "--json")
     assert code == 0
     data = json.loads(out)
     assert data["subject"] == "Nadia"
@@ -56,11 +40,11 @@ def test_profile_prints_current_values_and_history(
     ]
     assert data["aspects"]["home"][0]["sources"][0]["text"] == "I live in Lyon."
 
-    code, out, _ = run(capsys, "--url", url, "profile", "Zoe", "--namespace", ns)
+    code, out, _ = cli("--url", url, "profile", "Zoe", "--namespace", ns)
     assert (code, out.strip()) == (0, f"No profile of Zoe in {ns}.")
 
 
-def test_profile_rejects_a_blank_subject(url: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _out, err = run(capsys, "--url", url, "profile", "  ", "--namespace", "a.b")
+def test_profile_rejects_a_blank_subject(url: str, cli: Cli) -> None:
+    code, _out, err = cli("--url", url, "profile", "  ", "--namespace", "a.b")
     assert code == 2
     assert err.startswith("error: ") and "subject" in err

@@ -11,6 +11,7 @@ from langmemcore.profiles import AspectStatement
 from langmemcore.profiles.replay import forget_statements, rebuild_profiles, record_statements
 from langmemcore.storage import Database, Repository, downgrade, upgrade
 from tests.conftest import libpq_url
+from tests.integration.conftest import sql_statements
 
 PROFILE_TABLES = {"profile_statements", "profile_values", "profile_value_sources"}
 
@@ -47,8 +48,10 @@ async def test_single_valued_aspect_keeps_history_with_sources(
         again = await observe(repo, ns, "b", day(5), home("lyon"))
         hamburg = await observe(repo, ns, "c", day(9), home("Hamburg"))
     async with Repository.open(database, autocommit=True) as repo:
-        values = await repo.profile_of(ns, "NADIA")
+        with sql_statements(database) as sent:
+            values = await repo.profile_of(ns, "NADIA")
         subjects = await repo.profile_subjects(ns)
+    assert len(sent) == 1, "values and their sources are read in one statement"
     assert [(v.value, v.current, v.end) for v in values] == [
         ("Lyon", False, "replaced"),
         ("Hamburg", True, None),
@@ -121,12 +124,16 @@ async def test_reads_for_the_channel(database: Database, ns: tuple[str, ...]) ->
         current = await repo.current_value_sources(ns, "nadia", ["home"])
         everything = await repo.current_value_sources(ns, "nadia")
         spring = await repo.values_in_period(ns, "Nadia", ["home"], day(1, 2), day(1, 4))
-        summer = await repo.values_in_period(ns, "Nadia", ["home"], day(1, 5), day(1, 7))
+        with sql_statements(database) as sent:
+            summer = await repo.values_in_period(ns, "Nadia", ["home"], day(1, 5), day(1, 7))
         lyon_evidence = await repo.profile_of(ns, "nadia", ["home"])
     assert [(e.value, e.observation_id, e.note_id) for e in current] == [("Berlin", berlin, None)]
     assert {e.aspect for e in everything} == {"home", "pet"}
     assert [v.value for v in spring] == ["Lyon"]
     assert [v.value for v in summer] == ["Lyon", "Berlin"]
+    assert len(sent) == 1
+    assert [[s.observation_id for s in v.sources] for v in summer] == [[lyon.id], [berlin]]
+    assert summer[1].sources[0].key == "b"
     assert lyon_evidence[0].sources[0].observation_id == lyon.id and note > 0
 
 

@@ -166,6 +166,48 @@ async def test_unmerge_and_undo_leave_profiles_consistent(
     await assert_consistent(database, ns)
 
 
+async def conflicting(database: Database, ns: tuple[str, ...], note_id: int) -> set[int]:
+    """The notes linked to ``note_id`` by a ``conflicts`` edge about Nadia's home."""
+    async with Repository.open(database, autocommit=True) as repo:
+        edges = await repo.edges_of(ns, [note_id])
+    return {
+        e.target_id if e.source_id == note_id else e.source_id
+        for e in edges
+        if e.relation == "conflicts" and e.tag == "home"
+    }
+
+
+async def test_unmerge_writes_again_the_conflict_edge_of_a_merged_replacement(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    """The merged observation's replacement linked the note it was merged into; once the
+    merge is undone its own note gets the edge again, with a link row of its own (so undo
+    removes it as any link)."""
+    items = [
+        ("a", "Nadia", "I live in Lyon.", 0),
+        ("c", "Nadia", "We visited Hamburg last month and loved it.", 1),
+        ("m", "Nadia", "We moved to Hamburg last month and love it.", 60),
+    ]
+    report = await memory.aingest_many(ns, observations(items))
+    lyon, visit = report.results[0].note_id, report.results[1].note_id
+    assert (report.results[2].operation, report.results[2].note_id) == ("merge", visit)
+    assert await conflicting(database, ns, visit) == {lyon}
+    before = shape(await memory.aprofile(ns, "Nadia"))
+
+    (moved,) = await memory.aunmerge(ns, visit)
+    assert await conflicting(database, ns, visit) == set()
+    assert await conflicting(database, ns, lyon) == {moved}
+    assert shape(await memory.aprofile(ns, "Nadia")) == before
+    await assert_consistent(database, ns)
+
+    async with Repository.open(database, autocommit=True) as repo:
+        observation = await repo.observation(ns, "m")
+        assert observation is not None
+        (link,) = await repo.links_in_force(ns, moved, observation.id)
+    await memory.aundo(ns, link.id)
+    assert await conflicting(database, ns, lyon) == set()
+
+
 async def test_rebuild_repairs_drifted_profiles(
     memory: Memory, database: Database, ns: tuple[str, ...]
 ) -> None:

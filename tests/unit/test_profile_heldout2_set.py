@@ -17,7 +17,7 @@ import pytest
 
 from langmemcore.profiles.aspects import ASPECTS, is_single_valued
 from langmemcore.profiles.resolve import resolve_chain
-from langmemcore.storage.profiles import ChainValue, StoredStatement
+from langmemcore.storage.profiles.records import ChainValue, StoredStatement
 
 SET_PATH = Path(__file__).parents[1] / "data" / "profile_heldout2.json"
 DATA: dict[str, Any] = json.loads(SET_PATH.read_text(encoding="utf-8"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from langmemcore.profiles.resolve import ends_value, resolve_chain
-from langmemcore.storage.profiles import StoredStatement
+from langmemcore.storage.profiles.records import StoredStatement
 
 
 def said(

@@ -25,7 +25,7 @@ from langmemcore.retrieval import traversal as tr
 from langmemcore.retrieval.profile_channel import aspect_values
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import ACTIVE
-from langmemcore.storage.profiles import StoredValue
+from langmemcore.storage.profiles.records import StoredValue
 from langmemcore.storage.repository import Repository
 
 __all__ = ["MAX_CONTEXT_CHARS", "build_traversal_tools"]

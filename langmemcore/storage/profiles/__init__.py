@@ -3,30 +3,12 @@ sources.
 
 :mod:`~langmemcore.storage.profiles.queries` builds the statements,
 :class:`~langmemcore.storage.profiles.access.ProfileAccess` runs them (and ``Repository``
-inherits it); :mod:`~langmemcore.storage.profiles.records` holds the shapes.
+inherits it); :mod:`~langmemcore.storage.profiles.records` holds the shapes they are read and
+written in (import them from there).
 """
 
 from __future__ import annotations
 
-from langmemcore.storage.profiles.access import Chain, ProfileAccess
-from langmemcore.storage.profiles.records import (
-    ChainValue,
-    StatementLike,
-    StoredStatement,
-    StoredValue,
-    ValueEvidence,
-    ValueSource,
-    profile_key,
-)
+from langmemcore.storage.profiles.access import ProfileAccess
 
-__all__ = [
-    "Chain",
-    "ChainValue",
-    "ProfileAccess",
-    "StatementLike",
-    "StoredStatement",
-    "StoredValue",
-    "ValueEvidence",
-    "ValueSource",
-    "profile_key",
-]
+__all__ = ["ProfileAccess"]

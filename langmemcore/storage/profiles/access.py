@@ -7,7 +7,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -15,6 +16,7 @@ from langmemcore._namespace import encode_namespace
 from langmemcore.storage._session import SessionBound
 from langmemcore.storage.profiles import queries as pq
 from langmemcore.storage.profiles.records import (
+    Chain,
     ChainValue,
     StatementLike,
     StoredStatement,
@@ -24,10 +26,7 @@ from langmemcore.storage.profiles.records import (
     profile_key,
 )
 
-__all__ = ["Chain", "ProfileAccess"]
-
-Chain = tuple[str, str]
-"""A chain: (subject key, aspect)."""
+__all__ = ["ProfileAccess"]
 
 
 class ProfileAccess(SessionBound):
@@ -111,10 +110,8 @@ class ProfileAccess(SessionBound):
         """Every value of the subject (of ``aspects``; none: all) with its sources, by
         aspect and chain order.
         """
-        ns = encode_namespace(namespace)
-        return await self._with_sources(
-            ns, await self._rows(pq.values_of_subject(ns, subject, aspects))
-        )
+        prepared = pq.values_of_subject(encode_namespace(namespace), subject, aspects)
+        return _values_with_sources(await self._rows(prepared))
 
     async def profile_subjects(self, namespace: Sequence[str]) -> list[tuple[str, int, int]]:
         """(subject, values, current values) of every subject with a profile, by name."""
@@ -146,16 +143,19 @@ class ProfileAccess(SessionBound):
         ``[start, end)``, with their sources.
         """
         ns = encode_namespace(namespace)
-        rows = await self._rows(pq.values_in_period(ns, subject, aspects, start, end))
-        return await self._with_sources(ns, rows)
+        return _values_with_sources(
+            await self._rows(pq.values_in_period(ns, subject, aspects, start, end))
+        )
 
-    async def _with_sources(self, namespace: str, rows: Any) -> list[StoredValue]:
-        """Values from their rows, each with its sources."""
-        values = [StoredValue(*row) for row in rows]
-        if not values:
-            return []
-        found: dict[int, list[ValueSource]] = {v.id: [] for v in values}
-        prepared = pq.sources_of_values(namespace, list(found))
-        for value_id, observation_id, role, stated_at, key, text in await self._rows(prepared):
-            found[value_id].append(ValueSource(observation_id, role, stated_at, key, text))
-        return [StoredValue(**{**v.__dict__, "sources": tuple(found[v.id])}) for v in values]
+
+def _values_with_sources(rows: Iterable[Sequence[Any]]) -> list[StoredValue]:
+    """Values from the rows of one value-with-sources statement (a value's rows are
+    consecutive; a value without sources has one row with NULL source columns).
+    """
+    values: dict[int, StoredValue] = {}
+    sources: dict[int, list[ValueSource]] = {}
+    for row in rows:
+        value = values.setdefault(int(row[0]), StoredValue(*row[:11]))
+        if row[11] is not None:
+            sources.setdefault(value.id, []).append(ValueSource(*row[11:]))
+    return [replace(v, sources=tuple(sources.get(v.id, ()))) for v in values.values()]

@@ -30,7 +30,6 @@ __all__ = [
     "insert_statements",
     "insert_value_sources",
     "link_replacements",
-    "sources_of_values",
     "subjects",
     "values_in_period",
     "values_of_subject",
@@ -290,65 +289,48 @@ def link_replacements(namespace: str, pairs: Sequence[tuple[int, int]]) -> Prepa
     return Prepared(_link_replacements(), {"namespace": namespace, **values})
 
 
-_VALUE_COLUMNS = """v.id, v.subject, v.aspect, v.position, v.value, v.first_time, v.last_time,
-    v.current, v.ended_at, v."end", v.replaced_by"""
+_VALUES_WITH_SOURCES = """
+    SELECT v.id, v.subject, v.aspect, v.position, v.value, v.first_time, v.last_time,
+           v.current, v.ended_at, v."end", v.replaced_by,
+           s.observation_id, s.role, s.stated_at, o.key, o.content
+    FROM profile_values v
+    LEFT JOIN (profile_value_sources s JOIN observations o ON o.id = s.observation_id)
+        ON s.value_id = v.id AND s.namespace = :namespace
+    WHERE v.namespace = :namespace AND v.subject_key = :subject_key AND {aspects} {period}
+    ORDER BY v.aspect, v.position, s.stated_at, s.observation_id, s.role DESC
+    """
+"""A subject's values, each with its sources (none: NULL source columns), in one
+statement: value columns then (observation id, role, time, key, text)."""
 
 
 @cache
 def _values_of_subject() -> TextClause:
-    return _statement(
-        f"""
-        SELECT {_VALUE_COLUMNS} FROM profile_values v
-        WHERE v.namespace = :namespace AND v.subject_key = :subject_key
-          AND {_ASPECTS}
-        ORDER BY v.aspect, v.position
-        """
-    )
+    return _statement(_VALUES_WITH_SOURCES.format(aspects=_ASPECTS, period=""))
 
 
 def values_of_subject(namespace: str, subject: str, aspects: Sequence[str] = ()) -> Prepared:
-    """Every value of the subject (of ``aspects``; none: all), by aspect and chain order."""
+    """Every value of the subject (of ``aspects``; none: all) with its sources, by aspect
+    and chain order (a value's sources oldest first), one row per value and source.
+    """
     values = {"namespace": namespace, "subject_key": profile_key(subject)}
     return Prepared(_values_of_subject(), {**values, "aspects": list(aspects)})
 
 
 @cache
 def _values_in_period() -> TextClause:
-    return _statement(
-        f"""
-        SELECT {_VALUE_COLUMNS} FROM profile_values v
-        WHERE v.namespace = :namespace AND v.subject_key = :subject_key AND {_ASPECTS}
-          AND v.first_time < :end AND coalesce(v.ended_at, 'infinity') > :start
-        ORDER BY v.aspect, v.position
-        """
-    )
+    period = "AND v.first_time < :end AND coalesce(v.ended_at, 'infinity') > :start"
+    return _statement(_VALUES_WITH_SOURCES.format(aspects=_ASPECTS, period=period))
 
 
 def values_in_period(
     namespace: str, subject: str, aspects: Sequence[str], start: datetime, end: datetime
 ) -> Prepared:
     """The subject's values that held at some time in ``[start, end)`` (from their first
-    statement until they were replaced or ended).
+    statement until they were replaced or ended), with their sources as
+    :func:`values_of_subject` gives them.
     """
     values = {"namespace": namespace, "subject_key": profile_key(subject), "start": start}
     return Prepared(_values_in_period(), {**values, "end": end, "aspects": list(aspects)})
-
-
-@cache
-def _sources_of_values() -> TextClause:
-    return _statement(
-        """
-        SELECT s.value_id, s.observation_id, s.role, s.stated_at, o.key, o.content
-        FROM profile_value_sources s JOIN observations o ON o.id = s.observation_id
-        WHERE s.namespace = :namespace AND s.value_id = ANY(:value_ids)
-        ORDER BY s.value_id, s.stated_at, s.observation_id, s.role DESC
-        """
-    )
-
-
-def sources_of_values(namespace: str, value_ids: Sequence[int]) -> Prepared:
-    """(value id, observation id, role, time, key, text) of the values' sources."""
-    return Prepared(_sources_of_values(), {"namespace": namespace, "value_ids": list(value_ids)})
 
 
 @cache

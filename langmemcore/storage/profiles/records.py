@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Protocol
 
 __all__ = [
+    "Chain",
     "ChainValue",
     "StatementLike",
     "StoredStatement",
@@ -19,6 +20,10 @@ __all__ = [
     "ValueSource",
     "profile_key",
 ]
+
+
+Chain = tuple[str, str]
+"""A chain: (subject key, aspect)."""
 
 
 def profile_key(text: str) -> str:
