@@ -45,11 +45,27 @@ def test_multi_valued_accumulates_and_an_ending_ends_only_what_it_names() -> Non
         said(1, 1, "dog Max", aspect="pet"),
         said(2, 2, "cat Luna", aspect="pet"),
         said(3, 3, "Max", ended=True, aspect="pet"),
-        said(4, 4, "hamster", ended=True, aspect="pet"),
     ]
     assert summary("pet", chain) == [
         ("dog Max", False, "ended", None, [(1, "states"), (3, "ends")]),
         ("cat Luna", True, None, None, [(2, "states")]),
+    ]
+
+
+def test_an_ending_of_a_value_never_current_keeps_it_as_history() -> None:
+    chain = [
+        said(1, 1, "cat Luna", aspect="pet"),
+        said(2, 2, "hamster", ended=True, aspect="pet"),
+        said(3, 3, "Hamster", ended=True, aspect="pet"),
+    ]
+    assert summary("pet", chain) == [
+        ("cat Luna", True, None, None, [(1, "states")]),
+        ("hamster", False, "ended", None, [(2, "ends"), (3, "ends")]),
+    ]
+    lived = resolve_chain("home", [said(1, 1, "Lisbon", ended=True), said(2, 2, "Osaka")])
+    assert [(v.value, v.current, v.replaced_by) for v in lived] == [
+        ("Lisbon", False, None),
+        ("Osaka", True, None),
     ]
 
 
