@@ -25,7 +25,9 @@ from langmemcore.profiles._parse_clause import (
     verb_phrase,
 )
 from langmemcore.profiles._parse_words import (
+    ACTIVITIES,
     ANIMALS,
+    DEGREES,
     GROUPS,
     HOME_VERBS,
     JOB_GET,
@@ -35,6 +37,7 @@ from langmemcore.profiles._parse_words import (
     PARTNER_END,
     PARTNER_START,
     PET_GET,
+    PLAYABLE,
     PROPERTY,
     ROLES,
     SCHOOL_VERBS,
@@ -48,6 +51,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Token
 
 Rule = Callable[[Clause], list[AspectStatement]]
+HOBBY_NOUNS = PLAYABLE | ACTIVITIES
 
 
 def statement(
@@ -70,13 +74,20 @@ def given_names(token: Token) -> list[str]:
 
 
 def _place(verb: Token) -> Token | None:
-    place = prep_object(verb, "in", "to", "into")
-    if place is None:
-        back = next((t for t in children(verb, "advmod") if t.lower_ in {"back", "out"}), None)
-        place = prep_object(back, "to", "in") if back is not None else None
-    if place is not None and place.pos_ != "PROPN":
-        place = prep_object(place, "in")
-    return place if place is not None and place.pos_ == "PROPN" else None
+    """The named place a verb of living is "in" / "to": directly, after "back" / "out",
+    or inside another of its phrases ("in a flat in Leeds", "with my parents in Pune").
+    """
+    heads = [verb, *(t for t in children(verb, "advmod") if t.lower_ in {"back", "out"})]
+    for head in heads:
+        place = prep_object(head, "in", "to", "into")
+        if place is not None and place.pos_ == "PROPN":
+            return place
+    for prep in children(verb, "prep"):
+        inner = child(prep, "pobj")
+        place = prep_object(inner, "in") if inner is not None else None
+        if place is not None and place.pos_ == "PROPN":
+            return place
+    return None
 
 
 def home(clause: Clause) -> list[AspectStatement]:
@@ -144,15 +155,25 @@ def leave(clause: Clause) -> list[AspectStatement]:
         return [statement(clause, "work", "", ended=True)] if verb.lemma_ != "leave" else []
     if obj.lemma_ in JOB_NOUNS:
         return [statement(clause, "work", "", ended=True)]
-    if obj.tag_ == "VBG" or obj.lower_.endswith("ing") or verb.lemma_ != "leave":
+    field = obj.tag_ == "VBG" or obj.lower_.endswith("ing")
+    if verb.lemma_ == "leave" and field:
+        return [statement(clause, "work", noun_value(obj), ended=True)]
+    if verb.lemma_ != "leave" and not field and obj.lower_ not in HOBBY_NOUNS:
         return [statement(clause, "work", noun_value(obj), ended=True)]
     return []
 
 
 def school(clause: Clause) -> list[AspectStatement]:
-    """Reads "I'm studying law at Edinburgh University", "I transferred to McGill"."""
+    """Reads "I'm studying law at Edinburgh University", "I transferred to McGill", "I'm
+    doing a master's at Leeds".
+    """
     verb = clause.verb
     place = prep_object(verb, "at", "in", "to")
+    if verb.lemma_ == "do":
+        course = child(verb, "dobj")
+        if course is None or course.lower_ not in DEGREES:
+            return []
+        place = prep_object(course, "at", "in") or place
     if place is None or place.pos_ != "PROPN":
         return []
     return [statement(clause, "education", noun_value(place), change=verb.lemma_ != "study")]
@@ -262,7 +283,7 @@ LIFE_RULES: tuple[tuple[frozenset[str], Rule], ...] = (
     (frozenset({"work", "teach", "hire", "employ", "recruit"}), work),
     (JOB_GET | {"become"}, job),
     (WORK_LEAVE, leave),
-    (SCHOOL_VERBS, school),
+    (SCHOOL_VERBS | {"do"}, school),
     (frozenset({"graduate", "drop"}), graduate),
     (PARTNER_START | {"get", "be"}, partner),
     (PARTNER_END | {"break", "split", "call"}, breakup),

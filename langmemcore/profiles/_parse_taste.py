@@ -21,8 +21,10 @@ from langmemcore.profiles._parse_clause import (
 from langmemcore.profiles._parse_rules import Rule, given_names, statement
 from langmemcore.profiles._parse_words import (
     ACTIVITIES,
+    CHEER,
     DIETS,
     DISLIKE,
+    DROP,
     FAN_NOUNS,
     FOODS,
     GROUPS,
@@ -30,9 +32,12 @@ from langmemcore.profiles._parse_words import (
     HOBBY_GERUNDS,
     HOBBY_TAKE,
     LIKE,
+    MOTION,
     PLAN_VERBS,
     PLAYABLE,
+    PROPERTY,
     ROLES,
+    VEHICLES,
 )
 from langmemcore.profiles.aspects import AspectStatement
 
@@ -100,13 +105,15 @@ def hobby(clause: Clause) -> list[AspectStatement]:
         return [statement(clause, "hobby", obj.lower_)]
     if obj is not None and lemma in HOBBY_TAKE and up:
         return [statement(clause, "hobby", noun_value(obj), change=True)]
-    if obj is not None and lemma in {"give", "quit", "stop"} and obj.lower_ in _HOBBIES:
-        return [statement(clause, "hobby", obj.lower_, ended=lemma != "give" or up)]
+    away = any(t.lower_ == "away" for t in verb.children)
+    if obj is not None and lemma in {"give", "quit", "stop", "put"} and obj.lower_ in _HOBBIES:
+        ended = lemma in {"quit", "stop"} or (up and lemma == "give") or (away and lemma == "put")
+        return [statement(clause, "hobby", obj.lower_, ended=True)] if ended else []
     if lemma == "switch":
         old, new = prep_object(verb, "from"), prep_object(verb, "to")
         if old is not None and new is not None and {old.lower_, new.lower_} <= _HOBBIES:
-            ended = statement(clause, "hobby", old.lower_, ended=True)
-            return [ended, statement(clause, "hobby", new.lower_, change=True)]
+            gone = statement(clause, "hobby", old.lower_, ended=True)
+            return [gone, statement(clause, "hobby", new.lower_, change=True)]
     if lemma in HOBBY_GERUNDS and obj is None and verb.tag_ in {"VBP", "VBZ"}:
         return [statement(clause, "hobby", HOBBY_GERUNDS[lemma])]
     return []
@@ -121,14 +128,26 @@ def team(clause: Clause) -> list[AspectStatement]:
 
 
 def _group(noun: Token) -> tuple[str, str] | None:
-    """(aspect, name) of a named band or gym noun ("a band called Rust Belt")."""
+    """(aspect, name) of a named band or gym: "a band called Rust Belt", "Iron Works Gym",
+    "St Mary's church choir", or a name in apposition with one ("Boulder Barn, the
+    bouldering gym").
+    """
     aspect = GROUPS.get(noun.lemma_.lower())
     if aspect is None:
+        for appos in children(noun, "appos") if noun.pos_ == "PROPN" else []:
+            if appos.lemma_.lower() in GROUPS:
+                return GROUPS[appos.lemma_.lower()], noun_value(noun)
         return None
     if noun.pos_ == "PROPN":
         return aspect, noun_value(noun)
     names = given_names(noun)
-    return (aspect, names[0]) if names else None
+    if names:
+        return aspect, names[0]
+    named = [t for t in noun.lefts if t.pos_ == "PROPN" or (t.dep_ == "poss" and t.pos_ == "PROPN")]
+    if named:
+        words = [t for t in noun.doc[named[0].left_edge.i : noun.i + 1] if t.dep_ != "det"]
+        return aspect, "".join(t.text_with_ws for t in words).strip()
+    return None
 
 
 def groups(clause: Clause) -> list[AspectStatement]:
@@ -136,12 +155,26 @@ def groups(clause: Clause) -> list[AspectStatement]:
     verb = clause.verb
     if clause.negated and not clause.ended:
         return []
-    nouns = [child(verb, "dobj"), prep_object(verb, "in")]
+    nouns = [child(verb, "dobj"), prep_object(verb, "in"), prep_object(verb, "at")]
+    if verb.lemma_ in DROP | {"quit", "leave"}:
+        return _membership(clause)
     for noun in nouns:
         found = _group(noun) if noun is not None else None
         if found is not None:
             return [statement(clause, found[0], found[1], change=verb.lemma_ == "join")]
     return []
+
+
+def _membership(clause: Clause) -> list[AspectStatement]:
+    """Reads "I cancelled my CrossFit membership" (a gym's), "we dropped the Canada plan"."""
+    obj = child(clause.verb, "dobj")
+    if obj is None or obj.lemma_ not in {"membership", "plan"}:
+        return []
+    named = [t for t in obj.lefts if t.dep_ == "compound"]
+    value = " ".join(t.text for t in named)
+    if obj.lemma_ == "membership":
+        return [statement(clause, "gym", value, ended=True)] if value else []
+    return [statement(clause, "plan", value, ended=True)]
 
 
 def plan(clause: Clause) -> list[AspectStatement]:
@@ -195,25 +228,56 @@ def being(clause: Clause) -> list[AspectStatement]:
     found += _be_thing(clause, thing) if thing is not None else []
     if found:
         return found
-    into = prep_object(verb, "into")
+    into, on = prep_object(verb, "into"), prep_object(verb, "on")
     if into is not None and into.lower_ not in _VAGUE:
         return [statement(clause, "preference", noun_value(into))]
+    if on is not None and on.lemma_ == "diet":
+        kinds = [t.lower_ for t in on.lefts if t.lower_ in DIETS or t.dep_ == "compound"]
+        return [statement(clause, "diet", kinds[-1])] if kinds else []
+    return _be_in(clause)
+
+
+def _be_in(clause: Clause) -> list[AspectStatement]:
+    """Reads "I'm still in Lyon", "I'm in Montreal now", "I'm in a shared flat in Dublin"."""
+    verb = clause.verb
     place = prep_object(verb, "in")
-    marked = {t.lower_ for t in children(verb, "advmod")} & {"still", "now", "back"}
+    if place is not None and place.lemma_ in PROPERTY:
+        place = prep_object(place, "in")
+        marked = {"flat"}
+    else:
+        marked = {t.lower_ for t in children(verb, "advmod")} & {"still", "now", "back"}
     if place is not None and place.pos_ == "PROPN" and marked and not is_future(verb):
         return [statement(clause, "home", noun_value(place), change="now" in marked)]
     return []
+
+
+def travels(clause: Clause) -> list[AspectStatement]:
+    """Reads "I zip around town on my Vespa scooter", "I commute by bike",
+    "I'm rooting for the White Sox now".
+    """
+    verb = clause.verb
+    if verb.lemma_ in CHEER:
+        team_name = prep_object(verb, "for")
+        if team_name is None or team_name.pos_ != "PROPN":
+            return []
+        return [statement(clause, "team", noun_value(team_name), change=clause.change)]
+    ride = prep_object(verb, "on", "by")
+    if ride is None or ride.lemma_.lower() not in VEHICLES:
+        return []
+    kept = [t for t in ride.lefts if t.dep_ == "compound"] + [ride]
+    return [statement(clause, "vehicle", " ".join(t.text for t in kept))]
 
 
 TASTE_RULES: tuple[tuple[frozenset[str], Rule], ...] = (
     (LIKE | DISLIKE | {"stand"}, likes),
     (frozenset({"go", "become", "turn", "stay", "eat", "stop", "quit", "give"}), diet),
     (
-        frozenset({"play", "do", "give", "quit", "stop", "switch", *HOBBY_TAKE, *HOBBY_GERUNDS}),
+        HOBBY_TAKE | set(HOBBY_GERUNDS) | {"play", "do", "give", "quit", "stop", "switch", "put"},
         hobby,
     ),
     (frozenset({"support"}), team),
-    (frozenset({"join", "be", "play", "sing"}), groups),
+    (DROP | {"join", "be", "play", "sing", "train", "climb", "go", "quit", "leave"}, groups),
+    (MOTION | CHEER, travels),
     (PLAN_VERBS | {"go"}, plan),
     (frozenset({"be"}), being),
 )

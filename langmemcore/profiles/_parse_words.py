@@ -152,7 +152,10 @@ PLAYABLE = frozenset(
 )  # fmt: skip
 """Sports, games and instruments a person plays as a hobby."""
 
-GROUPS = {"band": "band", "gym": "gym", "orchestra": "band", "choir": "band"}
+GROUPS = {
+    "band": "band", "gym": "gym", "orchestra": "band", "choir": "band", "trio": "band",
+    "quartet": "band", "ensemble": "band",
+}  # fmt: skip
 """Nouns naming a group one belongs to, and its aspect."""
 
 FAN_NOUNS = frozenset({"fan", "supporter"})
@@ -183,3 +186,17 @@ ROLES = frozenset(
     }
 )  # fmt: skip
 """Nouns naming an occupation ("I'm a nurse", "became a software developer")."""
+
+DEGREES = frozenset(
+    {"degree", "master", "masters", "master's", "phd", "mba", "diploma", "bachelor", "course"}
+)
+"""Nouns naming a course of study ("I'm doing a master's at Leeds")."""
+
+MOTION = frozenset({"ride", "cycle", "zip", "commute", "go", "get", "travel", "drive", "bike"})
+"""Verbs of getting about; "on" / "by" a vehicle names the subject's vehicle."""
+
+CHEER = frozenset({"root", "cheer"})
+"""Verbs that with "for" name the team someone supports."""
+
+DROP = frozenset({"drop", "cancel", "abandon", "scrap", "shelve"})
+"""Verbs that give up a plan or end a membership."""

@@ -7,7 +7,7 @@ the parse's, plus each pattern statement about a (subject, aspect, ended) the pa
 nothing of, unless the parse read the same value as another aspect ("a fan of Arsenal":
 team, not preference). Where both speak of the same one, the pattern's value is kept
 instead when it names more: it contains the parse's words ("puppy Coco" for "puppy"), or
-it is a name where the parse has only a kind ("Mazda CX-5" for "car").
+it is a name where the parse has only a one-word kind ("Mazda CX-5" for "car").
 
 `extract_batch` parses a batch of messages with one call of the shared pipeline
 (`langmemcore.text.parse.parse_texts`); `extract_statements` is the one-message form.
@@ -47,7 +47,8 @@ def _names_more(pattern: str, parse: str) -> bool:
     if not parse:
         return False
     named = any(w[0].isupper() for w in pattern.split())
-    return _words(parse) < _words(pattern) or (named and parse.islower())
+    kind = parse.islower() and " " not in parse
+    return _words(parse) < _words(pattern) or (named and kind)
 
 
 def combine(
