@@ -19,7 +19,8 @@ Runs `langmemcore.profiles.extract.extract_statements` on every turn of
   of the fact's subject and aspect, and the newer turn states (or ends) one;
 * with ``--timing``, the cost of extraction beside the offline text analysis of ingest
   (`langmemcore.text.resolve.analyze_observation`) on the same turns: rounds alternate
-  analysis alone and analysis plus extraction; the median and spread of the time ratio
+  analysis alone and analysis plus extraction (`extract_batch` over all the turns, one
+  parse call, as bulk ingest does); the median and spread of the time ratio
   (``--timing-turns locomo.json`` times the turns of a LoCoMo file instead).
   This is the text side only; the whole ingest (embedding, database) costs more, so the
   layer's share of a real ingest is smaller than this ratio says.
@@ -41,7 +42,7 @@ from pathlib import Path
 from langmemcore.profiles._parse_extract import parse_statements
 from langmemcore.profiles._pattern_extract import pattern_statements
 from langmemcore.profiles.aspects import AspectStatement
-from langmemcore.profiles.extract import extract_statements
+from langmemcore.profiles.extract import extract_batch, extract_statements
 from langmemcore.profiles.resolve import ends_value, resolve_chain
 from langmemcore.storage.profiles import StoredStatement
 from langmemcore.text.parse import parse_texts
@@ -221,8 +222,8 @@ def _round(turns: list[tuple[str, str]], with_profiles: bool, repeat: int) -> fl
     for _ in range(repeat):
         for text, speaker in turns:
             analyze_observation(text, speaker=speaker, event_time=None)
-            if with_profiles:
-                extract_statements(text, speaker)
+        if with_profiles:
+            extract_batch(turns)
     return time.perf_counter() - began
 
 
