@@ -1,20 +1,26 @@
 """Benchmark: quality of the offline profile extraction on the project's profile test set.
 
 Runs `langmemcore.profiles.extract.extract_statements` on every turn of
-``tests/data/profile_facts.json`` and prints:
+``tests/data/profile_facts.json`` (or ``--set``) and prints:
 
 * precision and recall of the extracted statements against the labels (a statement
   matches a label of the same subject, aspect and ``ended`` flag whose value is equal
   after casefolding; an ending also matches when one value's words contain the other's,
   or one of them is empty: "Mochi died" ends "cat Mochi");
-* the share of the labelled changes detected: the statements are replayed in order
-  (a small pure replay, `replay`), and a change ``before -> after`` is detected when
-  ``after`` is current and ``before`` history (for an ending, ``before`` is history and no
-  longer current);
+* the share of the labelled changes detected: the statements are replayed in turn order
+  by the package's own replay (`langmemcore.profiles.resolve.resolve_chain`, through
+  `replay`), and a change ``before -> after`` is detected when ``after`` is current and
+  ``before`` history (for an ending, ``before`` is history and no longer current);
 * per conversation, the same figures; with ``--errors``, every missed and spurious one;
+* with ``--compare``, the same table for the pattern extractor alone, the parse
+  extractor alone and the two combined (what `extract_statements` runs), side by side;
+* with ``--updates``, on the knowledge-update set (``tests/data/knowledge_updates.json``),
+  how many of its changing facts have both sides extracted: the older turn states a value
+  of the fact's subject and aspect, and the newer turn states (or ends) one;
 * with ``--timing``, the cost of extraction beside the offline text analysis of ingest
   (`langmemcore.text.resolve.analyze_observation`) on the same turns: rounds alternate
-  analysis alone and analysis plus extraction; the median and spread of the time ratio
+  analysis alone and analysis plus extraction (`extract_batch` over all the turns, one
+  parse call, as bulk ingest does); the median and spread of the time ratio
   (``--timing-turns locomo.json`` times the turns of a LoCoMo file instead).
   This is the text side only; the whole ingest (embedding, database) costs more, so the
   layer's share of a real ingest is smaller than this ratio says.
@@ -30,13 +36,22 @@ import statistics
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from langmemcore.profiles.aspects import AspectStatement, is_single_valued
-from langmemcore.profiles.extract import extract_statements
+from langmemcore.profiles._parse_extract import parse_statements
+from langmemcore.profiles._pattern_extract import pattern_statements
+from langmemcore.profiles.aspects import AspectStatement
+from langmemcore.profiles.extract import extract_batch, extract_statements
+from langmemcore.profiles.resolve import ends_value, resolve_chain
+from langmemcore.storage.profiles.records import StoredStatement
+from langmemcore.text.parse import parse_texts
 from langmemcore.text.resolve import analyze_observation
+from langmemcore.text.tokens import fold_apostrophes
 
-SET_PATH = Path(__file__).resolve().parents[1] / "tests" / "data" / "profile_facts.json"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+SET_PATH = DATA / "profile_facts.json"
+UPDATES_PATH = DATA / "knowledge_updates.json"
 Extractor = Callable[[str, str | None], list[AspectStatement]]
 
 
@@ -84,17 +99,8 @@ class Score:
         return self.detected / self.changes if self.changes else 1.0
 
 
-def _words(value: str) -> set[str]:
-    return set(value.casefold().split())
-
-
 def _same(a: str, b: str) -> bool:
     return a.casefold() == b.casefold()
-
-
-def _ends(ended: str, value: str) -> bool:
-    """Whether an ending naming `ended` ends `value` (empty ends anything)."""
-    return not ended or _words(ended) <= _words(value) or _words(value) <= _words(ended)
 
 
 def _matches(found: AspectStatement, label: dict[str, object]) -> bool:
@@ -105,28 +111,44 @@ def _matches(found: AspectStatement, label: dict[str, object]) -> bool:
     ):
         return False
     value = str(label["value"])
-    return _ends(found.value, value) if found.ended else _same(found.value, value)
+    return ends_value(found.value, value) if found.ended else _same(found.value, value)
+
+
+def patterns_only(text: str, speaker: str | None) -> list[AspectStatement]:
+    """The pattern extractor alone (for ``--compare``)."""
+    return pattern_statements(fold_apostrophes(text), speaker)
+
+
+def parse_only(text: str, speaker: str | None) -> list[AspectStatement]:
+    """The parse extractor alone (for ``--compare``)."""
+    return parse_statements(parse_texts([fold_apostrophes(text)])[0], speaker)
+
+
+EXTRACTORS: dict[str, Extractor] = {
+    "patterns": patterns_only,
+    "parse": parse_only,
+    "combined": extract_statements,
+}
+"""The extractors ``--compare`` puts side by side; "combined" is what ingest runs."""
 
 
 def replay(statements: Iterable[AspectStatement]) -> dict[tuple[str, str], Slot]:
-    """The profile the statements make, applied in order (see the set's conventions)."""
+    """The profile the statements make, stated in this order one turn apart, replayed by
+    the package (`langmemcore.profiles.resolve.resolve_chain`, chain by chain).
+    """
+    start = datetime(2020, 1, 1, tzinfo=UTC)
+    chains: dict[tuple[str, str], list[StoredStatement]] = {}
+    for i, st in enumerate(statements):
+        stored = StoredStatement(
+            i, 0, st.subject, st.aspect, st.value, st.ended, st.change, start + timedelta(i)
+        )
+        chains.setdefault((st.subject.casefold(), st.aspect), []).append(stored)
     profile: dict[tuple[str, str], Slot] = {}
-    for st in statements:
-        slot = profile.setdefault((st.subject.casefold(), st.aspect), Slot())
-        if st.ended:
-            gone = [v for v in slot.current if is_single_valued(st.aspect) or _ends(st.value, v)]
-            if not gone and st.value and not any(_same(st.value, v) for v in slot.history):
-                slot.history.append(st.value)
-            slot.current = [v for v in slot.current if v not in gone]
-            slot.history.extend(gone)
-            continue
-        if any(_same(st.value, v) for v in slot.current):
-            continue
-        slot.history = [v for v in slot.history if not _same(st.value, v)]
-        if is_single_valued(st.aspect):
-            slot.history.extend(slot.current)
-            slot.current = []
-        slot.current.append(st.value)
+    for key, chain in chains.items():
+        values = resolve_chain(key[1], chain)
+        profile[key] = Slot(
+            [v.value for v in values if v.current], [v.value for v in values if not v.current]
+        )
     return profile
 
 
@@ -200,8 +222,8 @@ def _round(turns: list[tuple[str, str]], with_profiles: bool, repeat: int) -> fl
     for _ in range(repeat):
         for text, speaker in turns:
             analyze_observation(text, speaker=speaker, event_time=None)
-            if with_profiles:
-                extract_statements(text, speaker)
+        if with_profiles:
+            extract_batch(turns)
     return time.perf_counter() - began
 
 
@@ -217,25 +239,66 @@ def timing(path: Path, rounds: int = 7) -> tuple[float, float, float]:
     return statistics.median(ratios), min(ratios), max(ratios)
 
 
-def main() -> None:
-    """Print the figures (see the module docstring)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", type=Path, default=SET_PATH, help="the profile test set")
-    parser.add_argument("--errors", action="store_true", help="print every miss and spurious")
-    parser.add_argument("--timing", action="store_true", help="time extraction beside analysis")
-    parser.add_argument(
-        "--timing-turns", type=Path, help="time on these turns instead (a LoCoMo JSON file)"
-    )
-    args = parser.parse_args()
-    total, per = evaluate(args.set)
+def updates_both_sides(
+    path: Path = UPDATES_PATH, extract: Extractor = extract_statements
+) -> tuple[int, int, list[str]]:
+    """(facts with both sides extracted, facts, the facts without) on a knowledge-update set."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    turns = {
+        t["key"]: t
+        for c in data["conversations"]
+        for session in c["sessions"]
+        for t in session["turns"]
+    }
+    both, missed = 0, []
+    for fact in data["facts"]:
+        key = (fact["subject"].casefold(), fact["aspect"])
+        older, newer = (turns[fact[side]] for side in ("older", "newer"))
+        old = [s for s in extract(older["text"], older["speaker"]) if not s.ended]
+        new = extract(newer["text"], newer["speaker"])
+        if any((s.subject.casefold(), s.aspect) == key for s in old) and any(
+            (s.subject.casefold(), s.aspect) == key for s in new
+        ):
+            both += 1
+        else:
+            missed.append(f"{fact['id']}: {older['text']!r} -> {newer['text']!r}")
+    return both, len(data["facts"]), missed
+
+
+def _table(path: Path, extract: Extractor, errors: bool) -> None:
+    total, per = evaluate(path, extract)
     print(
         f"{'conv':<6} {'precision':>9} {'recall':>7} {'changes':>8}  matched/extr matched/lab det"
     )
     for name, score in per.items():
         print(_line(name, score))
     print(_line("all", total))
-    if args.errors:
+    if errors:
         print("\n".join(total.errors))
+
+
+def main() -> None:
+    """Print the figures (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", type=Path, default=SET_PATH, help="the profile test set")
+    parser.add_argument("--errors", action="store_true", help="print every miss and spurious")
+    parser.add_argument("--compare", action="store_true", help="patterns, parse and combined")
+    parser.add_argument("--updates", action="store_true", help="both sides on the KU set")
+    parser.add_argument("--timing", action="store_true", help="time extraction beside analysis")
+    parser.add_argument(
+        "--timing-turns", type=Path, help="time on these turns instead (a LoCoMo JSON file)"
+    )
+    args = parser.parse_args()
+    chosen = EXTRACTORS if args.compare else {"combined": extract_statements}
+    for name, extract in chosen.items():
+        if args.compare:
+            print(f"## {name}")
+        _table(args.set, extract, args.errors)
+        if args.updates:
+            both, facts, missed = updates_both_sides(extract=extract)
+            print(f"knowledge updates, both sides extracted: {both}/{facts}")
+            if args.errors:
+                print("\n".join(missed))
     if args.timing:
         median, low, high = timing(args.timing_turns or args.set)
         print(f"text analysis + extraction / text analysis: {median:.3f} ({low:.3f}-{high:.3f})")

@@ -26,7 +26,7 @@ from langmemcore._validate import check_event_time, check_observation
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction.gate import NoteDraft
 from langmemcore.profiles.aspects import AspectStatement
-from langmemcore.profiles.extract import extract_statements
+from langmemcore.profiles.extract import extract_batch
 from langmemcore.prompts import call_structured
 from langmemcore.prompts.ingestion import SemanticIngestion, render_ingestion_prompt
 from langmemcore.prompts.profile import extract_statements_llm
@@ -173,13 +173,15 @@ async def draft_statements(
     llm: BaseChatModel | None = None,
 ) -> list[tuple[AspectStatement, ...]]:
     """What each observation states about its subjects' aspects (none when profiles are
-    off): the offline extraction, first person resolved to the speaker, or with
-    ``config.profile_llm`` and an ``llm`` the profile prompt (calls run concurrently).
+    off): the offline extraction, first person resolved to the speaker (the whole batch
+    parsed in one call, in a worker thread), or with ``config.profile_llm`` and an ``llm``
+    the profile prompt (calls run concurrently).
     """
     if not config.profiles:
         return [() for _o in observations]
     if llm is None or not config.profile_llm:
-        return [tuple(extract_statements(o.text, o.speaker)) for o in observations]
+        pairs = [(o.text, o.speaker) for o in observations]
+        return [tuple(found) for found in await asyncio.to_thread(extract_batch, pairs)]
     found = await asyncio.gather(
         *(
             extract_statements_llm(llm, o.text, o.speaker, retries=config.llm_retries)

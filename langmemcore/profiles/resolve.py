@@ -10,10 +10,10 @@ order (ties: observation id, then position) gives the values:
 - an ending statement ends the current values it names (its words are among theirs, or
   theirs among its; an ending that names no value ends every current value of the
   aspect), which become history (``end = "ended"``) with the ending observation as a
-  source of role ``"ends"``. An ending that matches nothing ends the current value of a
-  single-valued aspect when it names nothing already history either ("I finished at the
-  academy" ends work "maths teacher": one job at a time, named two ways); of another
-  aspect it changes nothing.
+  source of role ``"ends"``; an ending that names a value matching nothing current
+  ("I lived in Lisbon", "I used to hate Mondays") adds that value as history, ended
+  there, with the ending as its source (nothing stated is lost); an ending that names
+  no value and matches nothing changes nothing.
 
 Because the values are a function of the statements alone, an older observation that
 arrives later, and any undo, forget or repair, come out right by replaying the chains
@@ -87,16 +87,24 @@ def _state(values: list[_Value], statement: StoredStatement, single: bool) -> No
     values.append(_Value(statement.value, key, when, when, [source]))
 
 
-def _end(values: list[_Value], statement: StoredStatement, single: bool) -> None:
+def _end(values: list[_Value], statement: StoredStatement) -> None:
     """Replay one ending statement."""
-    source = ValueSource(statement.observation_id, "ends", statement.stated_at)
-    named = [v for v in values if ends_value(statement.value, v.value)]
-    if single and not named:
-        named = values
-    for value in named:
-        if value.current:
-            value.close(statement.stated_at, "ended")
-            value.sources.append(source)
+    when = statement.stated_at
+    source = ValueSource(statement.observation_id, "ends", when)
+    ended = [v for v in values if v.current and ends_value(statement.value, v.value)]
+    for value in ended:
+        value.close(when, "ended")
+        value.sources.append(source)
+    key = profile_key(statement.value)
+    if ended or not key:
+        return
+    known = next((v for v in values if v.key == key), None)
+    if known is not None:
+        known.sources.append(source)
+        return
+    past = _Value(statement.value, key, when, when, [source])
+    past.close(when, "ended")
+    values.append(past)
 
 
 def resolve_chain(aspect: str, statements: Sequence[StoredStatement]) -> list[ChainValue]:
@@ -114,7 +122,7 @@ def resolve_chain(aspect: str, statements: Sequence[StoredStatement]) -> list[Ch
     values: list[_Value] = []
     for statement in sorted(statements, key=_order):
         if statement.ended:
-            _end(values, statement, single)
+            _end(values, statement)
         elif profile_key(statement.value):
             _state(values, statement, single)
     return [

@@ -10,6 +10,7 @@ open) the offline extractor (`langmemcore.profiles.extract`) answers instead.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from typing import Annotated
@@ -162,5 +163,5 @@ async def extract_statements_llm(
         answer = await call_structured(llm, prompt, ProfileAnswer, retries=retries)
     except (LLMOutputError, LLMUnavailableError) as exc:
         _log.warning("profile prompt failed, extracting offline: %s", exc)
-        return extract_statements(text, speaker)
+        return await asyncio.to_thread(extract_statements, text, speaker)
     return accept(answer, text, speaker)

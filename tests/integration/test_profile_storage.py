@@ -92,8 +92,10 @@ async def test_multi_valued_aspect_accumulates_and_endings_end_matching_values(
     assert [(v.value, v.current, v.end) for v in values] == [
         ("dog Max", False, "ended"),
         ("cat Luna", True, None),
+        ("parrot", False, "ended"),
     ]
     assert [(s.observation_id, s.role) for s in values[0].sources][-1] == (died, "ends")
+    assert [s.role for s in values[2].sources] == ["ends"]
 
 
 async def test_forgetting_statements_replays_their_chains(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from langmemcore.profiles import ASPECTS, AspectStatement
-from langmemcore.profiles.extract import extract_statements
+from langmemcore.profiles.extract import extract_batch, extract_statements
 
 
 def _one(text: str, speaker: str | None = "Nadia") -> AspectStatement:
@@ -131,10 +131,10 @@ def test_a_progressive_move_is_a_plan_not_a_home() -> None:
 
 
 def test_two_aspects_of_one_predicate() -> None:
-    assert extract_statements("I play bass in a band called The Night Owls.", "Dana") == [
+    assert set(extract_statements("I play bass in a band called The Night Owls.", "Dana")) == {
         AspectStatement("Dana", "band", "Night Owls"),
         AspectStatement("Dana", "hobby", "bass"),
-    ]
+    }
 
 
 def test_she_and_he_refer_to_the_one_person_the_message_named() -> None:
@@ -145,3 +145,80 @@ def test_she_and_he_refer_to_the_one_person_the_message_named() -> None:
     two = "Nadia moved to Rome and Tom moved to Oslo. She works at a bank."
     assert [s.subject for s in extract_statements(two, "Ken")] == ["Nadia", "Tom"]
     assert extract_statements("She works at a bank.", "Ken") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm still renting in Leeds.", [("home", "Leeds", False)]),
+        ("I still live with my parents in Pune.", [("home", "Pune", False)]),
+        ("I'm in a shared flat in Dublin.", [("home", "Dublin", False)]),
+        ("I got hired by the BBC as a sound engineer.", [("work", "sound engineer", False)]),
+        ("I teach piano part-time.", [("work", "piano teacher", False)]),
+        (
+            "I left teaching and became a software developer.",
+            [("work", "teaching", True), ("work", "software developer", False)],
+        ),
+        ("We've got a golden retriever named Bruno.", [("pet", "golden retriever Bruno", False)]),
+        ("Paul and I called it off in March.", [("partner", "Paul", True)]),
+        ("I drive a beat-up Subaru.", [("vehicle", "Subaru", False)]),
+        (
+            "We traded the Subaru in for a minivan.",
+            [("vehicle", "Subaru", True), ("vehicle", "minivan", False)],
+        ),
+        ("I zip around town on my blue Vespa scooter.", [("vehicle", "Vespa scooter", False)]),
+        ("I'm allergic to peanuts.", [("health", "allergic to peanuts", False)]),
+        ("I gave up eating meat last year.", [("diet", "no meat", False)]),
+        ("I'm on a strict keto diet.", [("diet", "keto", False)]),
+        ("I'm rooting for the White Sox now.", [("team", "White Sox", False)]),
+        ("I'm a huge fan of Arsenal.", [("team", "Arsenal", False)]),
+        ("I've joined a jazz trio, Blue Hour.", [("band", "Blue Hour", False)]),
+        ("I climb at Boulder Barn, the bouldering gym.", [("gym", "Boulder Barn", False)]),
+        ("I cancelled my IronWorks membership.", [("gym", "IronWorks", True)]),
+        ("I've put the knitting away.", [("hobby", "knitting", True)]),
+        ("I'm now doing a data science master's at Leeds.", [("education", "Leeds", False)]),
+        ("We've dropped the Canada plan.", [("plan", "Canada", True)]),
+    ],
+)
+def test_the_parse_reads_subject_verb_and_object(
+    text: str, expected: list[tuple[str, str, bool]]
+) -> None:
+    found = extract_statements(text, "Ana")
+    assert {(s.aspect, s.value, s.ended) for s in found} >= set(expected), found
+    assert all(s.subject == "Ana" for s in found)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't live in Paris anyway.",
+        "If I got a dog I'd call him Rex.",
+        "She said she moved to Rome.",
+        "I wish I lived in Lisbon.",
+        "I want to adopt a cat.",
+        "I could never move to Oslo.",
+        "I'd love to work at Google.",
+        "Did you move to Hamburg?",
+        "Rust Belt broke up last year.",
+    ],
+)
+def test_the_parse_states_nothing_for_denials_conditions_wishes_and_reports(text: str) -> None:
+    assert [s for s in extract_statements(text, "Ana") if s.subject == "Ana"] == []
+
+
+def test_a_quit_habit_is_not_a_job_and_a_conjoined_name_is_its_own_subject() -> None:
+    assert extract_statements("I quit chess over the winter.", "Ana") == [
+        AspectStatement("Ana", "hobby", "chess", True, True)
+    ]
+    found = extract_statements("Nadia moved to Rome and Tom moved to Oslo.", "Ken")
+    assert [(s.subject, s.value) for s in found] == [("Nadia", "Rome"), ("Tom", "Oslo")]
+
+
+def test_extract_batch_answers_each_message_in_order() -> None:
+    batch = [("I live in Lyon.", "Ana"), ("Hi!", "Tom"), ("Tom: I drive a Honda Civic.", None)]
+    assert extract_batch(batch) == [
+        [AspectStatement("Ana", "home", "Lyon")],
+        [],
+        [AspectStatement("Tom", "vehicle", "Honda Civic")],
+    ]
+    assert extract_batch([]) == []

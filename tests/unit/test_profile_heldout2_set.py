@@ -32,9 +32,13 @@ def _labels() -> list[dict[str, Any]]:
 
 
 def _stored(turn_index: int, position: int, turn: dict[str, Any]) -> StoredStatement:
-    """One label as the replay reads it; the turn's index stands for its observation."""
+    """One label as the replay reads it; the turn's index stands for its observation.
+
+    The conventions end a single-valued aspect's current value whatever the ending
+    names ("I left the bank" ends "cashier"), so such an ending is replayed unnamed.
+    """
     label = turn["statements"][position]
-    value = label["value"]
+    value = "" if label["ended"] and is_single_valued(label["aspect"]) else label["value"]
     when = datetime.combine(date.fromisoformat(turn["date"]), datetime.min.time(), UTC)
     return StoredStatement(
         turn_index, position, label["subject"], label["aspect"], value, label["ended"], False, when
@@ -64,13 +68,15 @@ def replay_profile(conversation: dict[str, Any]) -> dict[str, dict[str, dict[str
 
 
 def _events(aspect: str, values: list[ChainValue]) -> list[tuple[str, str | None]]:
-    """The chain's changes: each replaced value, and each ended one (for a single-valued
-    aspect, with the value its ending observation states in its place, if any)."""
+    """The chain's changes: each replaced value, and each ended one that was once current
+    (for a single-valued aspect, with the value its ending observation states in its place,
+    if any); a value first named by its ending ("I used to play hockey") is history, not a
+    change."""
     events: list[tuple[str, str | None]] = []
     for value in values:
         if value.end == "replaced" and value.replaced_by is not None:
             events.append((value.value, values[value.replaced_by].value))
-        elif value.end == "ended":
+        elif value.end == "ended" and value.sources[0].role == "states":
             ending = next(s.observation_id for s in value.sources if s.role == "ends")
             after = next((v.value for v in values if v.sources[0].observation_id == ending), None)
             after = after if is_single_valued(aspect) else None

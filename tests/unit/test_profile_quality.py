@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from benchmarks.profile_quality import SET_PATH, evaluate, replay
+from benchmarks.profile_quality import EXTRACTORS, SET_PATH, evaluate, replay, updates_both_sides
 from langmemcore.profiles import ASPECTS, AspectStatement
 
 HELD_OUT = SET_PATH.with_name("profile_heldout.json")
@@ -34,6 +34,14 @@ def test_the_held_out_set_is_well_formed_and_scored() -> None:
     assert 0.0 < total.precision <= 1.0
 
 
+def test_compare_scores_each_extractor_and_the_combination_is_what_ingest_runs() -> None:
+    scores = {name: evaluate(HELD_OUT, extract)[0] for name, extract in EXTRACTORS.items()}
+    assert set(scores) == {"patterns", "parse", "combined"}
+    assert scores["combined"].matched >= max(scores["patterns"].matched, scores["parse"].matched)
+    both, facts, missed = updates_both_sides(extract=EXTRACTORS["combined"])
+    assert facts >= 30 and both + len(missed) == facts and both > 0
+
+
 def test_replay_replaces_single_valued_and_ends_others() -> None:
     profile = replay(
         [
@@ -42,6 +50,7 @@ def test_replay_replaces_single_valued_and_ends_others() -> None:
             AspectStatement("Ann", "pet", "cat Mochi"),
             AspectStatement("Ann", "pet", "dog Rex"),
             AspectStatement("Ann", "pet", "Mochi", ended=True),
+            AspectStatement("Ann", "work", "bank", ended=True),
         ]
     )
     assert (profile["ann", "home"].current, profile["ann", "home"].history) == (
@@ -52,3 +61,4 @@ def test_replay_replaces_single_valued_and_ends_others() -> None:
         ["dog Rex"],
         ["cat Mochi"],
     )
+    assert (profile["ann", "work"].current, profile["ann", "work"].history) == ([], ["bank"])

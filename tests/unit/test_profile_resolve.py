@@ -45,11 +45,27 @@ def test_multi_valued_accumulates_and_an_ending_ends_only_what_it_names() -> Non
         said(1, 1, "dog Max", aspect="pet"),
         said(2, 2, "cat Luna", aspect="pet"),
         said(3, 3, "Max", ended=True, aspect="pet"),
-        said(4, 4, "hamster", ended=True, aspect="pet"),
     ]
     assert summary("pet", chain) == [
         ("dog Max", False, "ended", None, [(1, "states"), (3, "ends")]),
         ("cat Luna", True, None, None, [(2, "states")]),
+    ]
+
+
+def test_an_ending_of_a_value_never_current_keeps_it_as_history() -> None:
+    chain = [
+        said(1, 1, "cat Luna", aspect="pet"),
+        said(2, 2, "hamster", ended=True, aspect="pet"),
+        said(3, 3, "Hamster", ended=True, aspect="pet"),
+    ]
+    assert summary("pet", chain) == [
+        ("cat Luna", True, None, None, [(1, "states")]),
+        ("hamster", False, "ended", None, [(2, "ends"), (3, "ends")]),
+    ]
+    lived = resolve_chain("home", [said(1, 1, "Lisbon", ended=True), said(2, 2, "Osaka")])
+    assert [(v.value, v.current, v.replaced_by) for v in lived] == [
+        ("Lisbon", False, None),
+        ("Osaka", True, None),
     ]
 
 
@@ -66,30 +82,3 @@ def test_ends_value_matches_words_either_way() -> None:
     assert ends_value("dog", "dog Max") and ends_value("my dog Max", "dog Max")
     assert ends_value("", "anything")
     assert not ends_value("cat", "dog Max")
-
-
-def test_single_valued_ending_named_otherwise_ends_the_current_value() -> None:
-    chain = [
-        said(1, 1, "maths teacher", aspect="work"),
-        said(2, 3, "academy", ended=True, aspect="work"),
-    ]
-    assert summary("work", chain) == [
-        ("maths teacher", False, "ended", None, [(1, "states"), (2, "ends")]),
-    ]
-
-
-def test_single_valued_ending_of_a_past_value_leaves_the_current_one() -> None:
-    chain = [
-        said(1, 1, "council", aspect="work"),
-        said(2, 3, "charity", aspect="work"),
-        said(3, 5, "council", ended=True, aspect="work"),
-    ]
-    assert [(v[0], v[1]) for v in summary("work", chain)] == [
-        ("council", False),
-        ("charity", True),
-    ]
-
-
-def test_multi_valued_ending_that_names_nothing_changes_nothing() -> None:
-    chain = [said(1, 1, "cat Mochi", aspect="pet"), said(2, 3, "hamster", ended=True, aspect="pet")]
-    assert [(v[0], v[1]) for v in summary("pet", chain)] == [("cat Mochi", True)]
