@@ -184,6 +184,13 @@ def _eval_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     updates.add_argument(
         "--without", nargs="+", default=[], help="ask again with these channels off"
     )
+    updates.add_argument(
+        "--with",
+        dest="with_",
+        nargs="+",
+        default=[],
+        help="ask again with these mechanisms on offline (from RetrievalConfig.llm_only)",
+    )
     updates.set_defaults(func=cmd_eval_updates)
 
 

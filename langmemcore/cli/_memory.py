@@ -292,7 +292,8 @@ def cmd_eval_frontier(args: argparse.Namespace) -> int:
 
 def cmd_eval_updates(args: argparse.Namespace) -> int:
     """Ask a knowledge-update set's questions (see :mod:`langmemcore.eval.knowledge_updates`),
-    with the default settings, then ``--without`` those channels on the same memory.
+    with the default settings, then again on the same memory with the ``--without``
+    channels off and the ``--with`` mechanisms on offline.
     """
     import uuid
     from dataclasses import replace
@@ -304,9 +305,9 @@ def cmd_eval_updates(args: argparse.Namespace) -> int:
         load_update_set,
     )
 
-    unknown = sorted(set(args.without) - set(CHANNELS))
+    unknown = sorted((set(args.without) | set(args.with_)) - {*CHANNELS, "loop"})
     if unknown:
-        raise InvalidInputError(f"--without: unknown channels {unknown}; known: {list(CHANNELS)}")
+        raise InvalidInputError(f"unknown mechanisms {unknown}; known: {[*CHANNELS, 'loop']}")
     updates = read_file(load_update_set, args.path)
 
     async def job(memory: Memory) -> str:
@@ -314,10 +315,13 @@ def cmd_eval_updates(args: argparse.Namespace) -> int:
         await ingest_update_set(memory, updates, prefix)
         blocks = [f"{len(updates.facts)} facts in {args.path}", "## default settings"]
         blocks.append((await evaluate_updates(memory, updates, prefix)).format())
-        if args.without:
-            kept = tuple(c for c in memory.retrieval.channels if c not in args.without)
-            config = replace(memory.retrieval, channels=kept)
-            blocks.append(f"## without {', '.join(args.without)}")
+        if args.without or args.with_:
+            settings = memory.retrieval
+            kept = tuple(c for c in settings.channels if c not in args.without)
+            llm_only = tuple(m for m in settings.llm_only if m not in args.with_)
+            config = replace(settings, channels=kept, llm_only=llm_only)
+            changed = [f"with {m}" for m in args.with_] + [f"without {c}" for c in args.without]
+            blocks.append(f"## {', '.join(changed)}")
             blocks.append((await evaluate_updates(memory, updates, prefix, config=config)).format())
         return "\n".join(blocks)
 

@@ -226,13 +226,14 @@ def test_eval_knowledge_updates(url: str, tmp_path: Path, cli: Cli) -> None:
         "1/1 (100.0%)",
     ]
     code, out, err = cli(
-        "eval", "knowledge-updates", str(file), "--url", url, "--without", "profile", "time"
-    )
+        "eval", "knowledge-updates", str(file), "--url", url, "--with", "profile",
+        "--without", "time",
+    )  # fmt: skip
     assert code == 0, err
-    assert "## without profile, time" in out.splitlines()
+    assert "## with profile, without time" in out.splitlines()
 
     code, _, err = cli("--url", url, "eval", "knowledge-updates", str(file), "--without", "x")
-    assert code == 2 and "error: --without: unknown channels ['x']" in err
+    assert code == 2 and "error: unknown mechanisms ['x']" in err
     file.write_text(json.dumps({"conversations": [], "facts": [{"id": "f"}]}))
     code, _, err = cli("--url", url, "eval", "knowledge-updates", str(file))
     assert code == 2 and err.startswith("error: not a knowledge-update set: ")

@@ -8,7 +8,9 @@ reads the question's aspect, the current-state question ranks the newer statemen
 the past-period question returns the older one above the newer (the channel orders the
 returned notes of the aspect; at its default weight 0 it brings none of its own, so it does
 not promise the top 3); and the profile channel raises the share of current-state questions
-over the same memory without it, the past-period share not falling.
+over the same memory without it, the past-period share not falling. The channel is one of
+`RetrievalConfig.llm_only`'s mechanisms (off offline by the dev ablation), so the memory
+here switches it on offline.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from langmemcore.config import RetrievalConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.eval.knowledge_updates import (
     UpdateFact,
@@ -43,7 +46,9 @@ def updates() -> UpdateSet:
 async def remembered(
     database: Database, embeddings: LocalEmbeddings, updates: UpdateSet
 ) -> tuple[Memory, str]:
-    memory = Memory(database, embeddings)
+    offline = RetrievalConfig()
+    with_profile = replace(offline, llm_only=tuple(m for m in offline.llm_only if m != "profile"))
+    memory = Memory(database, embeddings, retrieval=with_profile)
     prefix = f"updates-{uuid.uuid4().hex[:8]}"
     await ingest_update_set(memory, updates, prefix)
     return memory, prefix
