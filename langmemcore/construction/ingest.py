@@ -191,16 +191,25 @@ async def draft_statements(
     return [tuple(statements) for statements in found]
 
 
+async def _no_vectors() -> list[list[float]]:
+    return []
+
+
 async def make_drafts(
     observations: Sequence[ObservationIn],
     embeddings: Embeddings,
     config: ConstructionConfig,
     llm: BaseChatModel | None = None,
 ) -> list[NoteDraft]:
-    """Turn observations into note drafts, embedding all contexts in one batch."""
+    """Turn observations into note drafts, embedding all contexts in one batch (while
+    the profile statements are drafted beside it).
+    """
     texts = await draft_texts(observations, config, llm)
-    statements = await draft_statements(observations, config, llm)
-    vectors = await embeddings.aembed_documents([t.context for t in texts]) if texts else []
+    contexts = [t.context for t in texts]
+    statements, vectors = await asyncio.gather(
+        draft_statements(observations, config, llm),
+        embeddings.aembed_documents(contexts) if contexts else _no_vectors(),
+    )
     return [
         NoteDraft(
             context=t.context,
