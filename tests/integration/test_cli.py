@@ -219,18 +219,17 @@ def test_eval_knowledge_updates(url: str, tmp_path: Path, cli: Cli) -> None:
     file.write_text(json.dumps(UPDATE_SET))
     code, out, err = cli("--url", url, "eval", "knowledge-updates", str(file))
     assert code == 0, err
-    assert out.splitlines() == [
-        f"1 facts in {file}",
-        "## default settings",
-        "current-state: newer above older in 1/1 (100.0%); past-period: older in top 3 in "
-        "1/1 (100.0%)",
-    ]
+    assert out.splitlines()[:2] == [f"1 facts in {file}", "## default settings"]
     code, out, err = cli(
         "eval", "knowledge-updates", str(file), "--url", url, "--with", "profile",
         "--without", "time",
     )  # fmt: skip
     assert code == 0, err
-    assert "## with profile, without time" in out.splitlines()
+    lines = out.splitlines()
+    assert lines[lines.index("## with profile, without time") + 1] == (
+        "current-state: newer above older in 1/1 (100.0%); past-period: older in top 3 in "
+        "1/1 (100.0%)"
+    )
 
     code, _, err = cli("--url", url, "eval", "knowledge-updates", str(file), "--without", "x")
     assert code == 2 and "error: unknown mechanisms ['x']" in err

@@ -28,6 +28,11 @@ TURNS = [
 ]
 QUESTION = "Where does Nadia live now?"
 
+WITH_PROFILE = replace(
+    RetrievalConfig(), llm_only=tuple(m for m in RetrievalConfig().llm_only if m != "profile")
+)
+"""The defaults with the profile channel on offline (it is one of `llm_only`'s mechanisms)."""
+
 
 def profile_reads(sent: list[str]) -> list[str]:
     """The statements that read the semantic layer's tables."""
@@ -59,7 +64,7 @@ async def without_profiles(database: Database, embeddings: LocalEmbeddings) -> t
 async def test_a_namespace_without_profiles_is_checked_once_and_never_read(
     database: Database, embeddings: LocalEmbeddings, without_profiles: tuple[str, ...]
 ) -> None:
-    memory = Memory(database, embeddings)
+    memory = Memory(database, embeddings, retrieval=WITH_PROFILE)
     with sql_statements(database) as sent:
         results = await memory.asearch(without_profiles, QUESTION, k=3)
     assert results, "the search found no notes"
@@ -68,6 +73,10 @@ async def test_a_namespace_without_profiles_is_checked_once_and_never_read(
     off = Memory(database, embeddings, retrieval=RetrievalConfig(channels=("vector",)))
     with sql_statements(database) as sent:
         await off.asearch(without_profiles, QUESTION, k=3)
+    assert profile_reads(sent) == []
+    offline_default = Memory(database, embeddings)
+    with sql_statements(database) as sent:
+        await offline_default.asearch(without_profiles, QUESTION, k=3)
     assert profile_reads(sent) == []
 
 
@@ -93,7 +102,7 @@ async def test_sub_query_rounds_never_check_again(
 async def test_an_unknown_subject_reads_no_values_and_a_known_one_does(
     database: Database, embeddings: LocalEmbeddings, with_profiles: tuple[str, ...]
 ) -> None:
-    memory = Memory(database, embeddings)
+    memory = Memory(database, embeddings, retrieval=WITH_PROFILE)
     with sql_statements(database) as sent:
         await memory.asearch(with_profiles, "Where does Zelda live now?", k=3)
     assert len(profile_reads(sent)) == 1 and value_reads(sent) == []
