@@ -260,6 +260,20 @@ class RetrievalConfig:
     table and its Multi-hop section), and the profile channel, whose order of the offline
     extractor's values cost 0.4 R@5 and 0.3 R@20 there (BENCHMARKS.md, Profiles)."""
 
+    supersession: bool = True
+    """Whether a question about the present ("Where does Tomas work now?", "Which band
+    does Ines play in?") orders the newer of two returned statements of one speaker about
+    the same thing first, the older just below it as history
+    (:mod:`~langmemcore.retrieval.supersession`). A question naming a period or asking
+    about the past is left to the time channel."""
+
+    supersession_similarity: float = 0.725
+    """Cosine similarity at or above which two statements of one speaker are about the
+    same thing for supersession without sharing a term of the question: the similarity at
+    which the gate's offline strength reaches its link threshold (``cosine_floor`` 0.45 +
+    ``link_threshold`` 0.5 x (``cosine_ceiling`` 1.0 - 0.45), no keyword overlap), i.e.
+    two notes the gate would link as complementary."""
+
     propagation_seeds: int = 5
     """Best fused notes the propagation channel's random walk restarts at (as many as the
     neighbour channel's anchors)."""

@@ -46,6 +46,7 @@ from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.profile_channel import order_by_profile, search_subjects
 from langmemcore.retrieval.propagation import propagation_channel
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
+from langmemcore.retrieval.supersession import present_question
 from langmemcore.storage.database import Database
 from langmemcore.storage.records import Scored
 from langmemcore.storage.repository import Repository
@@ -353,6 +354,7 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
             token_budget=state.get("token_budget"),
             diversity=ctx.config.diversity,
             pool=ctx.config.diversity_pool,
+            present=present_question(state["plan"], ctx.config),
         )
     return {"results": _profile_order(results, state.get("rankings", []))}
 
