@@ -10,7 +10,13 @@ from datetime import datetime
 
 from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.fusion import Fused, diversify
-from langmemcore.retrieval.supersession import PresentQuestion, Statement, supersede
+from langmemcore.retrieval.supersession import (
+    CONFLICTS,
+    PresentQuestion,
+    Statement,
+    announces_change,
+    supersede,
+)
 from langmemcore.storage.repository import Repository
 from langmemcore.storage.search.access import Evidence
 from langmemcore.text import content_stem_set, content_term_set, content_terms
@@ -132,6 +138,7 @@ def statement_of(note: Evidence) -> Statement:
         max(times) if times else None,
         content_stem_set(note.context),
         note.vector,
+        announces_change(note.context),
     )
 
 
@@ -147,7 +154,11 @@ async def _supersede(
     """
     ids = [f.note_id for f in head]
     edges = await repo.edges_of(namespace, ids) if len(ids) > 1 else []
-    links = {frozenset((e.source_id, e.target_id)) for e in edges}
+    links: dict[frozenset[int], str] = {}
+    for edge in edges:
+        pair = frozenset((edge.source_id, edge.target_id))
+        if links.get(pair) != CONFLICTS:
+            links[pair] = edge.relation
     statements = [statement_of(notes[i]) for i in ids]
     order = supersede(
         statements, present.focus, named=present.named, links=links, similarity=present.similarity

@@ -27,9 +27,9 @@ The decision is pure:
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,8 +43,10 @@ if TYPE_CHECKING:
     from langmemcore.retrieval.channels import QueryPlan
 
 __all__ = [
+    "CONFLICTS",
     "PresentQuestion",
     "Statement",
+    "announces_change",
     "asks_about_present",
     "focus_terms",
     "present_question",
@@ -61,7 +63,18 @@ _PAST = re.compile(
     r"at first|earlier|ago|last|back then|back when|in the past|first|once)\b",
     re.IGNORECASE,
 )
+_CHANGE = re.compile(
+    r"\b(?:no longer|not \w+ any ?more|anymore|any more|quit|quitting|left|leaving|moved|"
+    r"moving|switched|changed|instead|gave up|given up|stopped|replaced|sold|broke up|"
+    r"split up|divorced|passed away|died|swapped|traded in|ended)\b",
+    re.IGNORECASE,
+)
 _MODAL = re.compile(r"\b(?:would|could|might|should|will|may|shall|can)\b", re.IGNORECASE)
+_PERFECT = re.compile(
+    r"\b(?:has|have)\s+(?:\w+\s+){0,2}?(?:been|\w+ed|\w+en|read|seen|done|made|bought|"
+    r"met|gone|had|got|won|lost|found|built|begun|taught|heard|tried|visited)\b",
+    re.IGNORECASE,
+)
 _PARTICIPLE = re.compile(r"\b\w{3,}ed\b", re.IGNORECASE)
 _PRESENT = re.compile(
     r"\b(?:does|do|is|are|has|have|(?:what|who|where|which|how)'s|\w+'re)\b", re.IGNORECASE
@@ -78,18 +91,18 @@ def asks_about_present(question: str, times: Sequence[TimeMention] = ()) -> bool
     Returns:
         True for "Where does Tomas work now?" or "Which band does Ines play in?"; False
         for "Where did Tomas work in 2022?", "What pet did Ines have before the puppy?",
-        "What would Caroline choose?" and questions in the past tense.
+        questions in the past tense, modal ones ("What would Caroline choose?") and
+        those in the present perfect ("What books has Melanie read?": what happened up
+        to now, not a state a newer one replaces).
     """
     if times:
         return False
     text = fold_apostrophes(question)
-    if _PAST.search(text):
+    if _PAST.search(text) or _MODAL.search(text) or _PERFECT.search(text):
         return False
     if _CURRENT.search(text):
         return True
-    if _MODAL.search(text) or _PARTICIPLE.search(text):
-        return False
-    return bool(_PRESENT.search(text))
+    return not _PARTICIPLE.search(text) and bool(_PRESENT.search(text))
 
 
 def focus_terms(question: str, entities: Collection[str] = ()) -> frozenset[str]:
@@ -137,6 +150,7 @@ class Statement:
         time: The latest event time of its sources, if known.
         terms: The stems of its context's content words.
         vector: Its normalised embedding.
+        changes: Whether its text announces a change (:func:`announces_change`).
     """
 
     note_id: int
@@ -144,10 +158,12 @@ class Statement:
     time: datetime | None
     terms: frozenset[str]
     vector: npt.NDArray[np.floating] | None = None
+    changes: bool = False
 
 
-def _time(statement: Statement) -> datetime:
-    return statement.time or datetime.min.replace(tzinfo=UTC)
+Links = Mapping[frozenset[int], str]
+Terms = frozenset[str]
+CONFLICTS = "conflicts"
 
 
 def _subject_speakers(statements: Sequence[Statement], named: Collection[str]) -> set[str]:
@@ -158,6 +174,13 @@ def _subject_speakers(statements: Sequence[Statement], named: Collection[str]) -
     wanted = {n.lower() for n in named}
     chosen = {s for s in said if s in wanted or (s.split() or [""])[0] in wanted}
     return chosen or said
+
+
+def announces_change(text: str) -> bool:
+    """Whether a statement says that something changed ("I quit the bakery", "we moved
+    to Hamburg", "I no longer eat meat", "Luna passed away").
+    """
+    return bool(_CHANGE.search(fold_apostrophes(text)))
 
 
 def _related(a: Statement, b: Statement, focus: frozenset[str], similarity: float) -> bool:
@@ -171,41 +194,19 @@ def _related(a: Statement, b: Statement, focus: frozenset[str], similarity: floa
     return float(np.dot(a.vector, b.vector)) >= similarity
 
 
-def _groups(
-    statements: Sequence[Statement],
-    focus: frozenset[str],
-    links: Collection[frozenset[int]],
-    similarity: float,
-    speakers: set[str],
-) -> list[list[int]]:
-    """Positions of the statements of one chosen speaker joined by relatedness (connected
-    components, each in rank order).
+def _supersedes(newer: Statement, older: Statement, links: Links, focus: Terms, cos: float) -> bool:
+    """Whether ``newer`` supersedes ``older``: one speaker, a later day, and either the gate
+    linked them as conflicting, or ``newer`` announces a change and they are about the same
+    thing (a gate edge, a shared focus term, or similar embeddings).
     """
-    parent = list(range(len(statements)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    eligible = [
-        i
-        for i, st in enumerate(statements)
-        if st.time is not None and len(st.speakers) == 1 and st.speakers <= speakers
-    ]
-    for n, i in enumerate(eligible):
-        for j in eligible[n + 1 :]:
-            a, b = statements[i], statements[j]
-            if a.speakers != b.speakers:
-                continue
-            pair = frozenset((a.note_id, b.note_id))
-            if pair in links or _related(a, b, focus, similarity):
-                parent[root(j)] = root(i)
-    members: dict[int, list[int]] = {}
-    for i in eligible:
-        members.setdefault(root(i), []).append(i)
-    return [group for group in members.values() if len(group) > 1]
+    if newer.time is None or older.time is None or newer.time.date() <= older.time.date():
+        return False
+    if len(newer.speakers) != 1 or newer.speakers != older.speakers:
+        return False
+    relation = links.get(frozenset((newer.note_id, older.note_id)))
+    if relation == CONFLICTS:
+        return True
+    return newer.changes and (relation is not None or _related(newer, older, focus, cos))
 
 
 def supersede(
@@ -213,7 +214,7 @@ def supersede(
     focus: frozenset[str],
     *,
     named: Collection[str] = (),
-    links: Collection[frozenset[int]] = (),
+    links: Mapping[frozenset[int], str] | None = None,
     similarity: float = 1.0,
 ) -> list[int]:
     """The order of the returned notes for a question about the present.
@@ -223,18 +224,31 @@ def supersede(
         focus: The question's :func:`focus_terms`.
         named: The people the question names (their statements are the ones compared,
             when any of them said a returned note).
-        links: Note pairs the gate linked (an edge between them, any relation).
+        links: The relation of each note pair the gate linked (``"conflicts"`` wins when
+            a pair has several edges).
         similarity: Cosine similarity at or above which two statements of a speaker are
             about the same thing without sharing a focus term.
 
     Returns:
-        The note ids, best first: within each group of related statements of one speaker
-        the newer first (in the places the group holds), every other note where it was.
+        The note ids, best first: each statement a newer one supersedes (see
+        :func:`_supersedes`) has the newer one just above it; every other note keeps its
+        order.
     """
-    order = [st.note_id for st in statements]
     speakers = _subject_speakers(statements, named)
-    for group in _groups(statements, focus, links, similarity, speakers):
-        newest = sorted(group, key=lambda i: (_time(statements[i]), -i), reverse=True)
-        for slot, i in zip(group, newest, strict=True):
-            order[slot] = statements[i].note_id
+    chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
+    pairs = [
+        (newer.note_id, older.note_id)
+        for newer in chosen
+        for older in chosen
+        if _supersedes(newer, older, links or {}, focus, similarity)
+    ]
+    order = [st.note_id for st in statements]
+    for _ in range(len(pairs) * len(order)):
+        place = {note_id: n for n, note_id in enumerate(order)}
+        wrong = [(place[o], place[n], n) for n, o in pairs if place[o] < place[n]]
+        if not wrong:
+            break
+        slot, at, note_id = min(wrong)
+        del order[at]
+        order.insert(slot, note_id)
     return order
