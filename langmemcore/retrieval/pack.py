@@ -12,8 +12,8 @@ from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.fusion import Fused, diversify
 from langmemcore.retrieval.supersession import (
     CONFLICTS,
-    PresentQuestion,
     Statement,
+    StateQuestion,
     announces_change,
     supersede,
 )
@@ -88,14 +88,14 @@ async def pack_notes(
     token_budget: int | None = None,
     diversity: float = 0.0,
     pool: int = 60,
-    present: PresentQuestion | None = None,
+    state: StateQuestion | None = None,
 ) -> list[RetrievedNote]:
     """Load the best ``k`` active notes with their sources, within ``token_budget``.
 
     With ``diversity`` > 0 the best ``pool`` notes are re-ordered by maximal marginal
     relevance (:func:`~langmemcore.retrieval.fusion.diversify`). For a question about the
-    present (``present``), the best ``k`` are then ordered by supersession (see
-    :mod:`~langmemcore.retrieval.supersession`). A merged note's sources come most
+    present or the state before a change (``state``), the best ``k`` are then ordered by
+    supersession (see :mod:`~langmemcore.retrieval.supersession`). A merged note's sources come most
     query-relevant first (see :func:`order_sources`).
     """
     query_terms = set(content_terms(query))
@@ -104,8 +104,8 @@ async def pack_notes(
     head = [f for f in head if f.note_id in notes]
     if diversity > 0:
         head = diversify(head, {i: n.vector for i, n in notes.items()}, 1.0 - diversity)
-    if present is not None:
-        head = await _supersede(repo, namespace, head[:k], notes, present)
+    if state is not None:
+        head = await _supersede(repo, namespace, head[:k], notes, state)
     packed: list[RetrievedNote] = []
     spent = 0
     for item in head[:k]:
@@ -147,7 +147,7 @@ async def _supersede(
     namespace: tuple[str, ...],
     head: list[Fused],
     notes: dict[int, Evidence],
-    present: PresentQuestion,
+    state: StateQuestion,
 ) -> list[Fused]:
     """``head`` ordered by :func:`~langmemcore.retrieval.supersession.supersede`, each
     place keeping its score; counts the searches whose order it changed.
@@ -161,7 +161,12 @@ async def _supersede(
             links[pair] = edge.relation
     statements = [statement_of(notes[i]) for i in ids]
     order = supersede(
-        statements, present.focus, named=present.named, links=links, similarity=present.similarity
+        statements,
+        state.focus,
+        named=state.named,
+        links=links,
+        similarity=state.similarity,
+        newer_first=state.now,
     )
     if order == ids:
         return head

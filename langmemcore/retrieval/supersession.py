@@ -1,4 +1,5 @@
-"""Supersession: for a question about the present, a newer statement first.
+"""Supersession: for a question about the present, a newer statement first; for one about
+the state before a change, the older.
 
 Memory keeps every statement: after "I work as a pastry chef in Porto" and, a year later,
 "I quit the bakery, I now work at a roastery in Lisbon", both notes stay, and a search for
@@ -30,7 +31,6 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -39,17 +39,15 @@ from langmemcore.config import RetrievalConfig
 from langmemcore.text import TimeMention, content_stem_set
 from langmemcore.text.tokens import fold_apostrophes
 
-if TYPE_CHECKING:
-    from langmemcore.retrieval.channels import QueryPlan
-
 __all__ = [
     "CONFLICTS",
-    "PresentQuestion",
+    "StateQuestion",
     "Statement",
     "announces_change",
+    "asks_about_before",
     "asks_about_present",
     "focus_terms",
-    "present_question",
+    "state_question",
     "supersede",
 ]
 
@@ -67,6 +65,11 @@ _CHANGE = re.compile(
     r"\b(?:no longer|not \w+ any ?more|anymore|any more|quit|quitting|left|leaving|moved|"
     r"moving|switched|changed|instead|gave up|given up|stopped|replaced|sold|broke up|"
     r"split up|divorced|passed away|died|swapped|traded in|ended)\b",
+    re.IGNORECASE,
+)
+_BEFORE = re.compile(
+    r"\b(?:before|used to|use to|previously|formerly|former|originally|at first|"
+    r"in the past|back then|earlier)\b",
     re.IGNORECASE,
 )
 _MODAL = re.compile(r"\b(?:would|could|might|should|will|may|shall|can)\b", re.IGNORECASE)
@@ -114,30 +117,54 @@ def focus_terms(question: str, entities: Collection[str] = ()) -> frozenset[str]
     return content_stem_set(text) - names
 
 
+def asks_about_before(question: str, times: Sequence[TimeMention] = ()) -> bool:
+    """Whether the question asks how things stood before a change, naming no date or
+    period ("What pet did Ines have before the puppy?", "Where did Nadia use to live?"; a
+    named period is the time channel's).
+    """
+    return not times and bool(_BEFORE.search(fold_apostrophes(question)))
+
+
 @dataclass(frozen=True)
-class PresentQuestion:
-    """A question about the present, as supersession needs it.
+class StateQuestion:
+    """A question about the present state, or about the state before a change, as
+    supersession needs it.
 
     Attributes:
         focus: Its :func:`focus_terms`.
         named: The people it names.
         similarity: Cosine similarity at or above which two statements are about the same
             thing without sharing a focus term.
+        now: True: it asks about the present (the newer statement first); False: about
+            the state before a change (the older first).
     """
 
     focus: frozenset[str]
     named: tuple[str, ...]
     similarity: float
+    now: bool = True
 
 
-def present_question(plan: QueryPlan, config: RetrievalConfig) -> PresentQuestion | None:
-    """The (sub-)query as supersession reads it, when it asks about the present and the
+def state_question(
+    question: str,
+    times: Sequence[TimeMention],
+    entities: tuple[str, ...],
+    config: RetrievalConfig,
+) -> StateQuestion | None:
+    """The question as supersession reads it (with the dates and the names a query plan
+    found in it), when it asks about the present or the state before a change and the
     settings switch supersession on (else ``None``).
     """
-    if not config.supersession or not asks_about_present(plan.text, plan.times):
+    if not config.supersession:
         return None
-    focus = focus_terms(plan.text, plan.entities)
-    return PresentQuestion(focus, plan.entities, config.supersession_similarity)
+    if asks_about_present(question, times):
+        now = True
+    elif asks_about_before(question, times):
+        now = False
+    else:
+        return None
+    focus = focus_terms(question, entities)
+    return StateQuestion(focus, entities, config.supersession_similarity, now)
 
 
 @dataclass(frozen=True)
@@ -216,6 +243,7 @@ def supersede(
     named: Collection[str] = (),
     links: Mapping[frozenset[int], str] | None = None,
     similarity: float = 1.0,
+    newer_first: bool = True,
 ) -> list[int]:
     """The order of the returned notes for a question about the present.
 
@@ -228,11 +256,13 @@ def supersede(
             a pair has several edges).
         similarity: Cosine similarity at or above which two statements of a speaker are
             about the same thing without sharing a focus term.
+        newer_first: True for a question about the present; False for one about the
+            state before a change.
 
     Returns:
         The note ids, best first: each statement a newer one supersedes (see
-        :func:`_supersedes`) has the newer one just above it; every other note keeps its
-        order.
+        :func:`_supersedes`) has the newer one just above it (``newer_first``), or sits
+        just above the newer one (not ``newer_first``); every other note keeps its order.
     """
     speakers = _subject_speakers(statements, named)
     chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
@@ -245,7 +275,8 @@ def supersede(
     order = [st.note_id for st in statements]
     for _ in range(len(pairs) * len(order)):
         place = {note_id: n for n, note_id in enumerate(order)}
-        wrong = [(place[o], place[n], n) for n, o in pairs if place[o] < place[n]]
+        ahead = pairs if newer_first else [(o, n) for n, o in pairs]
+        wrong = [(place[b], place[a], a) for a, b in ahead if place[b] < place[a]]
         if not wrong:
             break
         slot, at, note_id = min(wrong)

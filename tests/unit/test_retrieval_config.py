@@ -38,3 +38,5 @@ def test_ablations_switch_off_what_runs_and_on_what_is_kept_for_the_llm_path() -
     with_llm = ablation_configs(config, offline=False)
     assert "no topic channel" in with_llm and "no refinement loop" in with_llm
     assert not any(name.startswith("with ") for name in with_llm)
+    assert not offline["no supersession"].supersession and config.supersession
+    assert "no supersession" not in ablation_configs(RetrievalConfig(supersession=False))

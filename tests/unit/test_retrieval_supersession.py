@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 
 from langmemcore.config import RetrievalConfig
-from langmemcore.retrieval.channels import QueryPlan
 from langmemcore.retrieval.supersession import (
+    CONFLICTS,
     Statement,
+    announces_change,
+    asks_about_before,
     asks_about_present,
     focus_terms,
-    present_question,
+    state_question,
     supersede,
 )
 from langmemcore.text import TimeMention, content_stem_set
@@ -32,7 +34,8 @@ def said(
     vector: tuple[float, ...] | None = None,
 ) -> Statement:
     unit = None if vector is None else np.asarray(vector) / np.linalg.norm(vector)
-    return Statement(note_id, frozenset({speaker.lower()}), when, content_stem_set(text), unit)
+    speakers = frozenset({speaker.lower()})
+    return Statement(note_id, speakers, when, content_stem_set(text), unit, announces_change(text))
 
 
 @pytest.mark.parametrize(
@@ -82,65 +85,129 @@ def test_focus_terms_drop_names_and_present_markers() -> None:
     assert focus_terms("Which band does Ines play in now?", ("Ines",)) == {"band", "play"}
 
 
-def plan(text: str, entities: tuple[str, ...] = ()) -> QueryPlan:
-    return QueryPlan(text, text, (), entities, (), (), (), ())
+def plan(text: str, entities: tuple[str, ...] = ()) -> tuple[str, tuple[()], tuple[str, ...]]:
+    return text, (), entities
 
 
-def test_present_question_follows_the_settings() -> None:
-    on = present_question(plan("Where does Tomas work now?", ("Tomas",)), RetrievalConfig())
+def test_state_question_follows_the_settings() -> None:
+    on = state_question(*plan("Where does Tomas work now?", ("Tomas",)), RetrievalConfig())
     assert on is not None and on.focus == {"work"} and on.named == ("Tomas",)
     assert on.similarity == RetrievalConfig().supersession_similarity
     off = RetrievalConfig(supersession=False)
-    assert present_question(plan("Where does Tomas work now?"), off) is None
-    assert present_question(plan("Where did Tomas work?"), RetrievalConfig()) is None
+    assert state_question(*plan("Where does Tomas work now?"), off) is None
+    assert state_question(*plan("Where did Tomas work?"), RetrievalConfig()) is None
 
 
 OLD_JOB = said(1, "Tomas", at(2022, 3), "I work as a pastry chef at a bakery in Porto.")
 NEW_JOB = said(2, "Tomas", at(2023, 5), "I quit the bakery. I now work at a roastery in Lisbon.")
 OTHER = said(3, "Tomas", at(2023, 6), "I read a great book about sourdough.")
-INES = said(4, "Ines", at(2024, 1), "I work from home on Fridays.")
+INES = said(4, "Ines", at(2024, 1), "I moved desks, I work from home on Fridays.")
 
 
-def test_the_newer_statement_takes_the_older_ones_place() -> None:
+@pytest.mark.parametrize(
+    ("text", "changes"),
+    [
+        ("I quit the bakery in April.", True),
+        ("We moved to Hamburg in January.", True),
+        ("I no longer eat meat.", True),
+        ("I don't play with them any more.", True),
+        ("Luna passed away in July.", True),
+        ("I work as a pastry chef.", False),
+        ("We adopted a puppy called Bolt.", False),
+    ],
+)
+def test_announces_change(text: str, changes: bool) -> None:
+    assert announces_change(text) is changes
+
+
+def test_a_newer_statement_announcing_a_change_moves_just_above_the_older() -> None:
     order = supersede([OLD_JOB, OTHER, NEW_JOB, INES], frozenset({"work"}), named=("Tomas",))
-    assert order == [2, 3, 1, 4]
+    assert order == [2, 1, 3, 4]
 
 
 def test_notes_about_something_else_keep_their_places() -> None:
     assert supersede([OLD_JOB, OTHER, NEW_JOB], frozenset({"book"})) == [1, 3, 2]
 
 
+def test_a_newer_statement_announcing_no_change_does_not_supersede() -> None:
+    still = said(5, "Tomas", at(2023, 5), "I work long hours at the bakery.")
+    assert supersede([OLD_JOB, still], frozenset({"work"})) == [1, 5]
+
+
 def test_statements_of_another_speaker_are_not_compared() -> None:
-    # Ines's newer statement shares "work" but is not Tomas's: it stays below.
+    # Ines's newer statement shares "work" and announces a change, but is not Tomas's.
     assert supersede([OLD_JOB, INES], frozenset({"work"}), named=("Tomas",)) == [1, 4]
     # A question naming no speaker compares each speaker's own statements only.
     assert supersede([OLD_JOB, INES], frozenset({"work"})) == [1, 4]
 
 
+def test_the_same_day_is_not_newer() -> None:
+    same_day = said(6, "Tomas", at(2022, 3), "I quit the bakery and work at a cafe.")
+    assert supersede([OLD_JOB, same_day], frozenset({"work"})) == [1, 6]
+
+
 def test_the_named_speaker_by_first_name() -> None:
     old = said(1, "Tomas Silva", at(2022, 3), "I work at a bakery.")
-    new = said(2, "Tomas Silva", at(2023, 5), "I now work at a roastery.")
+    new = said(2, "Tomas Silva", at(2023, 5), "I left the bakery, I work at a roastery.")
     assert supersede([old, new], frozenset({"work"}), named=("Tomas",)) == [2, 1]
 
 
-def test_a_gate_link_or_a_close_embedding_relates_statements_without_focus_terms() -> None:
+def test_a_conflicts_edge_supersedes_without_a_change_or_a_focus_term() -> None:
     cat = said(1, "Ines", at(2022, 3), "Luna is my old tabby.", (1.0, 0.2, 0.0))
     puppy = said(2, "Ines", at(2022, 9), "We adopted a puppy called Bolt.", (1.0, 0.0, 0.3))
     focus = frozenset({"pet"})
     assert supersede([cat, puppy], focus) == [1, 2]
-    assert supersede([cat, puppy], focus, links={frozenset((1, 2))}) == [2, 1]
-    similarity = float(np.dot(cat.vector, puppy.vector))  # type: ignore[arg-type]
-    assert supersede([cat, puppy], focus, similarity=similarity) == [2, 1]
-    assert supersede([cat, puppy], focus, similarity=similarity + 0.01) == [1, 2]
+    assert supersede([cat, puppy], focus, links={frozenset((1, 2)): "related_to"}) == [1, 2]
+    assert supersede([cat, puppy], focus, links={frozenset((1, 2)): CONFLICTS}) == [2, 1]
+
+
+def test_a_gate_edge_or_a_close_embedding_relates_a_change_to_the_older_statement() -> None:
+    cat = said(1, "Ines", at(2022, 3), "Luna is my old tabby.", (1.0, 0.2, 0.0))
+    gone = said(2, "Ines", at(2022, 9), "Luna passed away, we got a puppy.", (1.0, 0.0, 0.3))
+    focus = frozenset({"pet"})
+    assert supersede([cat, gone], focus) == [1, 2]
+    assert supersede([cat, gone], focus, links={frozenset((1, 2)): "related_to"}) == [2, 1]
+    similarity = float(np.dot(cat.vector, gone.vector))  # type: ignore[arg-type]
+    assert supersede([cat, gone], focus, similarity=similarity) == [2, 1]
+    assert supersede([cat, gone], focus, similarity=similarity + 0.01) == [1, 2]
 
 
 def test_a_newer_statement_already_first_and_unknown_times_stay() -> None:
     assert supersede([NEW_JOB, OLD_JOB], frozenset({"work"})) == [2, 1]
-    undated = said(5, "Tomas", None, "I work nights now.")
-    assert supersede([OLD_JOB, undated, NEW_JOB], frozenset({"work"})) == [2, 5, 1]
+    undated = said(5, "Tomas", None, "I quit, I work nights now.")
+    assert supersede([OLD_JOB, undated, NEW_JOB], frozenset({"work"})) == [2, 1, 5]
 
 
-def test_a_group_of_three_goes_newest_first_in_its_places() -> None:
+def test_a_newest_statement_goes_above_every_statement_it_supersedes() -> None:
     first = said(7, "Tomas", at(2020, 1), "I work at a hotel.")
-    order = supersede([OLD_JOB, OTHER, first, NEW_JOB], frozenset({"work"}))
-    assert order == [2, 3, 1, 7]
+    order = supersede([first, OLD_JOB, OTHER, NEW_JOB], frozenset({"work"}))
+    assert order == [2, 7, 1, 3]
+
+
+@pytest.mark.parametrize(
+    ("question", "before"),
+    [
+        ("What pet did Ines have before the puppy?", True),
+        ("Where did Nadia use to live?", True),
+        ("What did Ben drive previously?", True),
+        ("Where did Tomas work?", False),
+        ("Where does Tomas work now?", False),
+    ],
+)
+def test_questions_about_the_state_before_a_change(question: str, before: bool) -> None:
+    assert asks_about_before(question) is before
+
+
+def test_a_named_period_is_left_to_the_time_channel() -> None:
+    year = TimeMention(date(2022, 1, 1), date(2022, 12, 31), "year", "2022")
+    assert not asks_about_before("What did Ben drive before 2022?", (year,))
+    before = plan("What pet did Ines have before the puppy?", ("Ines",))
+    read = state_question(*before, RetrievalConfig())
+    assert read is not None and not read.now and "pet" in read.focus
+
+
+def test_a_question_about_the_state_before_moves_the_older_statement_above_the_newer() -> None:
+    focus = frozenset({"work"})
+    assert supersede([NEW_JOB, OTHER, OLD_JOB], focus, newer_first=False) == [1, 2, 3]
+    assert supersede([OLD_JOB, NEW_JOB], focus, newer_first=False) == [1, 2]
+    assert supersede([NEW_JOB, OTHER], focus, newer_first=False) == [2, 3]
