@@ -3,26 +3,31 @@ the state before a change, the older.
 
 Memory keeps every statement: after "I work as a pastry chef in Porto" and, a year later,
 "I quit the bakery, I now work at a roastery in Lisbon", both notes stay, and a search for
-"Where does Tomas work now?" finds both, usually the older one first (it says "work", the
-newer one "quit" as well). As Zep / Graphiti and Mem0 do with a fact a newer one
-invalidates, when two returned notes say something about the same subject and the same
-thing, a question about the present orders the newer first; the older stays in the list,
-just below, as history. A question naming an earlier period, or asking about the past,
-is left to the time channel and the fusion.
+"Where does Tomas work now?" finds both, often the older one first. As Zep / Graphiti and
+Mem0 do with a fact a newer one invalidates, when a returned note supersedes another (one
+speaker, a later day, the same thing), a question about the present puts the newer just
+above the older, which stays in the list as history; a question about the state before a
+change ("before the puppy", "used to") puts the older just above the newer. A question
+naming a date or period is left to the time channel, and any other question (past tense,
+modal, present perfect) to the fusion.
 
 The decision is pure:
 
 - :func:`asks_about_present` reads the question: it names no date or period and no past
-  marker ("used to", "before", "did", "ago", a past participle), and it says "now",
-  "currently", "still", "these days" ... or asks in the present tense ("Which band does
-  Ines play in?"); a modal question ("What would ...") is not about the present state.
+  marker ("used to", "before", "did", "ago", a past participle), is neither modal nor in
+  the present perfect, and says "now", "currently", "still", "these days" ... or asks in
+  the present tense ("Which band does Ines play in?"); :func:`asks_about_before` reads a
+  question about the state before a change.
 - :func:`focus_terms` are the question's content words (stemmed) other than the names it
   names and its present markers: what the question asks about ("work", "band").
-- :func:`supersede` groups the returned notes whose statements come from one speaker
-  (the person the question names, when it names a speaker of them) and are about the
-  same thing: both hold a focus term, or the gate linked them (an edge), or they are as
-  similar as the gate requires to link two notes. Within each group, the notes take the
-  group's places newest first; every other note, and every place's score, stays.
+- :func:`supersede`: a newer statement supersedes an older one of the same speaker (the
+  person the question names, when it names a speaker of them) when the gate linked the
+  two as conflicting (a ``conflicts`` edge: opposite polarity over shared content, or a
+  replaced profile value), or when the newer one announces a change
+  (:func:`announces_change`: "quit", "moved", "no longer", "passed away" ...) and the two
+  are about the same thing (a gate edge, a shared focus term, or embeddings as similar as
+  the gate requires to link two notes). Same-topic statements that accumulate ("I painted
+  a lake", later "I painted a sunset") supersede nothing: a change must be said or judged.
 """
 
 from __future__ import annotations

@@ -103,3 +103,13 @@ async def test_a_question_about_the_earlier_period_still_finds_the_older_stateme
     older = rank(notes, OLDER)
     assert older is not None and older <= 3, notes
     assert cost.superseded == 0
+
+
+async def test_a_question_about_the_state_before_the_change_ranks_the_older_first(
+    marta: tuple[Memory, tuple[str, ...]],
+) -> None:
+    memory, namespace = marta
+    notes = await memory.asearch(namespace, "Where did Marta work before the clinic?", k=10)
+    older, newer = rank(notes, OLDER), rank(notes, NEWER)
+    assert older is not None and older <= 3, notes
+    assert newer is None or older < newer
