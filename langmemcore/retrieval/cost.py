@@ -33,7 +33,8 @@ class SearchCost:
 
     superseded: int = 0
     """Searches whose returned order supersession changed (a newer statement moved above
-    an older one of the same speaker about the same thing)."""
+    the older one it supersedes, or for a question about the state before a change, the
+    older above the newer)."""
 
     @property
     def refined_share(self) -> float:

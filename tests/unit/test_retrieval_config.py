@@ -25,6 +25,8 @@ def test_unknown_llm_only_mechanisms_are_refused() -> None:
         RetrievalConfig(llm_only=("telepathy",))
     with pytest.raises(ValueError, match="unknown retrieval channels"):
         RetrievalConfig(priors=("telepathy",))
+    with pytest.raises(ConfigurationError, match="supersession_similarity"):
+        RetrievalConfig(supersession_similarity=1.5)
 
 
 def test_ablations_switch_off_what_runs_and_on_what_is_kept_for_the_llm_path() -> None:
