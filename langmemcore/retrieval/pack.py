@@ -15,6 +15,7 @@ from langmemcore.retrieval.supersession import (
     Statement,
     StateQuestion,
     announces_change,
+    aspect_terms,
     supersede,
 )
 from langmemcore.storage.repository import Repository
@@ -136,7 +137,7 @@ def statement_of(note: Evidence) -> Statement:
         note.id,
         frozenset(s.speaker.lower() for s in note.sources if s.speaker),
         max(times) if times else None,
-        content_stem_set(note.context),
+        content_stem_set(note.context) | aspect_terms(note.context),
         note.vector,
         announces_change(note.context),
     )

@@ -19,7 +19,9 @@ The decision is pure:
   the present tense ("Which band does Ines play in?"); :func:`asks_about_before` reads a
   question about the state before a change.
 - :func:`focus_terms` are the question's content words (stemmed) other than the names it
-  names and its present markers: what the question asks about ("work", "band").
+  names and its present markers, and the profile aspects it asks about by their cue words
+  ("pet" for "What pet ..."; a statement about "my cat" or "a puppy" speaks of it): what
+  the question asks about.
 - :func:`supersede`: a newer statement supersedes an older one of the same speaker (the
   person the question names, when it names a speaker of them) when the gate linked the
   two as conflicting (a ``conflicts`` edge: opposite polarity over shared content, or a
@@ -41,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from langmemcore.config import RetrievalConfig
+from langmemcore.profiles.question import text_aspects
 from langmemcore.text import TimeMention, content_stem_set
 from langmemcore.text.tokens import fold_apostrophes
 
@@ -50,6 +53,7 @@ __all__ = [
     "Statement",
     "announces_change",
     "asks_about_before",
+    "aspect_terms",
     "asks_about_present",
     "focus_terms",
     "state_question",
@@ -113,13 +117,22 @@ def asks_about_present(question: str, times: Sequence[TimeMention] = ()) -> bool
     return not _PARTICIPLE.search(text) and bool(_PRESENT.search(text))
 
 
+def aspect_terms(text: str) -> frozenset[str]:
+    """The profile aspects a text speaks of by their cue words, as terms (``"aspect:pet"``
+    for "my cat", "a puppy", "What pet ..."), so that a question's aspect ties statements
+    that share none of its words (:func:`~langmemcore.profiles.question.text_aspects`).
+    """
+    return frozenset(f"aspect:{aspect}" for aspect in text_aspects(text))
+
+
 def focus_terms(question: str, entities: Collection[str] = ()) -> frozenset[str]:
     """The stems of what the question asks about: its content words without the names
-    it names and its present markers ("Where does Tomas work these days?" -> ``work``).
+    it names and its present markers ("Where does Tomas work these days?" -> ``work``),
+    and the aspects it asks about (:func:`aspect_terms`).
     """
     text = _CURRENT.sub(" ", fold_apostrophes(question))
     names = content_stem_set(" ".join(entities)) if entities else frozenset()
-    return content_stem_set(text) - names
+    return (content_stem_set(text) - names) | aspect_terms(question)
 
 
 def asks_about_before(question: str, times: Sequence[TimeMention] = ()) -> bool:
@@ -180,7 +193,7 @@ class Statement:
         note_id: The note.
         speakers: Who said its source observations (lowercase).
         time: The latest event time of its sources, if known.
-        terms: The stems of its context's content words.
+        terms: The stems of its context's content words, and its :func:`aspect_terms`.
         vector: Its normalised embedding.
         changes: Whether its text announces a change (:func:`announces_change`).
     """

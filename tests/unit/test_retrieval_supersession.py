@@ -3,6 +3,7 @@ about, and the order of the returned statements of one speaker about the same th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime
 
 import numpy as np
@@ -15,6 +16,7 @@ from langmemcore.retrieval.supersession import (
     announces_change,
     asks_about_before,
     asks_about_present,
+    aspect_terms,
     focus_terms,
     state_question,
     supersede,
@@ -81,8 +83,27 @@ def test_a_named_period_is_not_the_present() -> None:
 
 
 def test_focus_terms_drop_names_and_present_markers() -> None:
-    assert focus_terms("Where does Tomas work these days?", ("Tomas",)) == {"work"}
-    assert focus_terms("Which band does Ines play in now?", ("Ines",)) == {"band", "play"}
+    work = focus_terms("Where does Tomas work these days?", ("Tomas",))
+    assert work == {"work", "aspect:work"}
+    band = focus_terms("Which band does Ines play in now?", ("Ines",))
+    assert band == {"band", "play", "aspect:band"}
+
+
+def test_a_shared_aspect_ties_statements_sharing_no_question_word() -> None:
+    assert aspect_terms("Luna is my old cat.") == {"aspect:pet"}
+    cat = said(1, "Ines", at(2022, 3), "Luna is my old cat.")
+    puppy = said(2, "Ines", at(2022, 9), "Luna passed away, we adopted a puppy.")
+    cat, puppy = (
+        replace(st, terms=st.terms | aspect_terms(t))
+        for st, t in (
+            (cat, "Luna is my old cat."),
+            (puppy, "Luna passed away, we adopted a puppy."),
+        )
+    )
+    focus = focus_terms("What pet does Ines have now?", ("Ines",))
+    assert "pet" in focus and "aspect:pet" in focus
+    assert supersede([cat, puppy], focus) == [2, 1]
+    assert supersede([cat, puppy], frozenset({"pet"})) == [1, 2]
 
 
 def plan(text: str, entities: tuple[str, ...] = ()) -> tuple[str, tuple[()], tuple[str, ...]]:
@@ -91,7 +112,7 @@ def plan(text: str, entities: tuple[str, ...] = ()) -> tuple[str, tuple[()], tup
 
 def test_state_question_follows_the_settings() -> None:
     on = state_question(*plan("Where does Tomas work now?", ("Tomas",)), RetrievalConfig())
-    assert on is not None and on.focus == {"work"} and on.named == ("Tomas",)
+    assert on is not None and on.focus == {"work", "aspect:work"} and on.named == ("Tomas",)
     assert on.similarity == RetrievalConfig().supersession_similarity
     off = RetrievalConfig(supersession=False)
     assert state_question(*plan("Where does Tomas work now?"), off) is None
