@@ -267,7 +267,7 @@ class RetrievalConfig:
     (:mod:`~langmemcore.retrieval.supersession`); a question about the state before a
     change ("... before the puppy?", "used to") gets the older just above the newer. A
     question naming a date or period is left to the time channel. Offline too: on the
-    knowledge-update set it ranks the newer statement first for 25 of 36 current-state
+    knowledge-update set it ranks the newer statement first for 27 of 36 current-state
     questions instead of 14; on the LoCoMo dev split it re-orders 15 of 383 searches
     (-0.3 R@5, 0.0 R@20; BENCHMARKS.md, Knowledge updates)."""
 
