@@ -260,6 +260,24 @@ class RetrievalConfig:
     table and its Multi-hop section), and the profile channel, whose order of the offline
     extractor's values cost 0.4 R@5 and 0.3 R@20 there (BENCHMARKS.md, Profiles)."""
 
+    supersession: bool = True
+    """Whether a question about the present ("Where does Tomas work now?", "Which band
+    does Ines play in?") orders the newer of two returned statements of one speaker about
+    the same thing first, the older just below it as history
+    (:mod:`~langmemcore.retrieval.supersession`); a question about the state before a
+    change ("... before the puppy?", "used to") gets the older just above the newer. A
+    question naming a date or period is left to the time channel. Offline too: on the
+    knowledge-update set it ranks the newer statement first for 27 of 36 current-state
+    questions instead of 14; on the LoCoMo dev split it re-orders 15 of 383 searches
+    (-0.3 R@5, 0.0 R@20; BENCHMARKS.md, Knowledge updates)."""
+
+    supersession_similarity: float = 0.725
+    """Cosine similarity at or above which two statements of one speaker are about the
+    same thing for supersession without sharing a term of the question: the similarity at
+    which the gate's offline strength reaches its link threshold (``cosine_floor`` 0.45 +
+    ``link_threshold`` 0.5 x (``cosine_ceiling`` 1.0 - 0.45), no keyword overlap), i.e.
+    two notes the gate would link as complementary."""
+
     propagation_seeds: int = 5
     """Best fused notes the propagation channel's random walk restarts at (as many as the
     neighbour channel's anchors)."""
@@ -308,6 +326,8 @@ class RetrievalConfig:
             raise ConfigurationError("max_rounds and k_final must be at least 1")
         if not 0.0 <= self.propagation_damping < 1.0:
             raise ConfigurationError("propagation_damping must be in [0, 1)")
+        if not -1.0 <= self.supersession_similarity <= 1.0:
+            raise ConfigurationError("supersession_similarity must be in [-1, 1]")
 
 
 @dataclass(frozen=True)

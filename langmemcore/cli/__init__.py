@@ -182,7 +182,10 @@ def _eval_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
         help="knowledge-update set (default: the project's, from the repository root)",
     )
     updates.add_argument(
-        "--without", nargs="+", default=[], help="ask again with these channels off"
+        "--without",
+        nargs="+",
+        default=[],
+        help="ask again with these channels (or supersession) off",
     )
     updates.add_argument(
         "--with",

@@ -305,9 +305,10 @@ def cmd_eval_updates(args: argparse.Namespace) -> int:
         load_update_set,
     )
 
-    unknown = sorted((set(args.without) | set(args.with_)) - {*CHANNELS, "loop"})
+    known = [*CHANNELS, "loop", "supersession"]
+    unknown = sorted((set(args.without) | set(args.with_)) - set(known))
     if unknown:
-        raise InvalidInputError(f"unknown mechanisms {unknown}; known: {[*CHANNELS, 'loop']}")
+        raise InvalidInputError(f"unknown mechanisms {unknown}; known: {known}")
     updates = read_file(load_update_set, args.path)
 
     async def job(memory: Memory) -> str:
@@ -319,7 +320,10 @@ def cmd_eval_updates(args: argparse.Namespace) -> int:
             settings = memory.retrieval
             kept = tuple(c for c in settings.channels if c not in args.without)
             llm_only = tuple(m for m in settings.llm_only if m not in args.with_)
-            config = replace(settings, channels=kept, llm_only=llm_only)
+            supersession = "supersession" not in args.without and (
+                settings.supersession or "supersession" in args.with_
+            )
+            config = replace(settings, channels=kept, llm_only=llm_only, supersession=supersession)
             changed = [f"with {m}" for m in args.with_] + [f"without {c}" for c in args.without]
             blocks.append(f"## {', '.join(changed)}")
             blocks.append((await evaluate_updates(memory, updates, prefix, config=config)).format())

@@ -80,7 +80,8 @@ def ablation_configs(
     config: RetrievalConfig, *, offline: bool = True
 ) -> dict[str, RetrievalConfig]:
     """Offline, each mechanism the settings keep for the LLM path switched on
-    (``"with ..."``), then each one that runs switched off (``"no ..."``).
+    (``"with ..."``), then each one that runs switched off (``"no ..."``: each channel,
+    the refinement loop, supersession).
 
     Args:
         config: The full system's settings.
@@ -100,6 +101,8 @@ def ablation_configs(
             )
     if running.max_rounds > 1:
         result["no refinement loop"] = replace(config, max_rounds=1)
+    if running.supersession:
+        result["no supersession"] = replace(config, supersession=False)
     return result
 
 

@@ -143,21 +143,22 @@ class EvalReport:
 
     def cost_lines(self) -> list[str]:
         """Each run's share of searches with a sub-query round, rounds and channel calls
-        per search, and mean latency.
+        per search, searches whose order supersession changed, and mean latency.
         """
         lines = [
             "### Search cost",
             "",
             "| run | searches with a sub-query round | sub-query rounds / search "
-            "| channel calls / search | mean ms |",
-            "|---|---|---|---|---|",
+            "| channel calls / search | re-ordered by supersession | mean ms |",
+            "|---|---|---|---|---|---|",
         ]
         for name, run in self.runs.items():
             cost = run.cost
             rounds = cost.subquery_rounds / cost.searches if cost.searches else 0.0
             lines.append(
                 f"| {name} | {100 * cost.refined_share:.1f}% | {rounds:.2f} "
-                f"| {cost.channel_calls_per_search:.2f} | {1000 * run.seconds:.1f} |"
+                f"| {cost.channel_calls_per_search:.2f} | {cost.superseded} "
+                f"| {1000 * run.seconds:.1f} |"
             )
         return lines
 

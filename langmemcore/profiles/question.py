@@ -22,7 +22,7 @@ from langmemcore.profiles.aspects import ASPECTS
 from langmemcore.text.dates import scan_time_mentions
 from langmemcore.text.tokens import fold_apostrophes
 
-__all__ = ["ProfileQuestion", "parse_profile_question"]
+__all__ = ["ProfileQuestion", "parse_profile_question", "text_aspects"]
 
 
 @dataclass(frozen=True)
@@ -166,6 +166,13 @@ def _period(
     if _CURRENT.search(question) or _PRESENT.search(question):
         return "current", None, None
     return None, None, None
+
+
+def text_aspects(text: str) -> tuple[str, ...]:
+    """The aspects a text speaks of by their cue words ("my dog", "I work at" -> pet,
+    work), in `ASPECTS` order: what a question asks about, or what a statement is about.
+    """
+    return _aspects(fold_apostrophes(text))
 
 
 def parse_profile_question(

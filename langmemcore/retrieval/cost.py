@@ -31,6 +31,11 @@ class SearchCost:
     """Channel rankings computed (each channel of each round, the neighbour channel
     included)."""
 
+    superseded: int = 0
+    """Searches whose returned order supersession changed (a newer statement moved above
+    the older one it supersedes, or for a question about the state before a change, the
+    older above the newer)."""
+
     @property
     def refined_share(self) -> float:
         """Share of searches with a sub-query round (0 when none ran)."""
@@ -46,7 +51,12 @@ _cost: ContextVar[SearchCost | None] = ContextVar("langmemcore_search_cost", def
 
 
 def count(
-    *, searches: int = 0, refined: int = 0, subquery_rounds: int = 0, channel_calls: int = 0
+    *,
+    searches: int = 0,
+    refined: int = 0,
+    subquery_rounds: int = 0,
+    channel_calls: int = 0,
+    superseded: int = 0,
 ) -> None:
     """Add to the counter of the block running (no-op outside one)."""
     cost = _cost.get()
@@ -56,6 +66,7 @@ def count(
     cost.refined += refined
     cost.subquery_rounds += subquery_rounds
     cost.channel_calls += channel_calls
+    cost.superseded += superseded
 
 
 @contextmanager

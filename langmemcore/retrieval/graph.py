@@ -46,6 +46,7 @@ from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.profile_channel import order_by_profile, search_subjects
 from langmemcore.retrieval.propagation import propagation_channel
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
+from langmemcore.retrieval.supersession import state_question
 from langmemcore.storage.database import Database
 from langmemcore.storage.records import Scored
 from langmemcore.storage.repository import Repository
@@ -338,6 +339,7 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     search asks for ``min_confidence``, before the cut at ``k``).
     """
     ctx, fused, floor = runtime.context, state["fused"], state.get("min_confidence")
+    plan = state["plan"]
     async with Repository.open(ctx.database, autocommit=True) as repo:
         if floor is not None:
             confident = await repo.confident_note_ids(
@@ -353,6 +355,7 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
             token_budget=state.get("token_budget"),
             diversity=ctx.config.diversity,
             pool=ctx.config.diversity_pool,
+            state=state_question(plan.text, plan.times, plan.entities, ctx.config),
         )
     return {"results": _profile_order(results, state.get("rankings", []))}
 

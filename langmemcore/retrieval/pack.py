@@ -5,12 +5,22 @@ notes or at a token budget.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
+from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.fusion import Fused, diversify
+from langmemcore.retrieval.supersession import (
+    CONFLICTS,
+    Statement,
+    StateQuestion,
+    announces_change,
+    aspect_terms,
+    supersede,
+)
 from langmemcore.storage.repository import Repository
-from langmemcore.text import content_term_set, content_terms
+from langmemcore.storage.search.access import Evidence
+from langmemcore.text import content_stem_set, content_term_set, content_terms
 
 __all__ = ["RetrievedNote", "SourceRef", "estimate_tokens", "order_sources", "pack_notes"]
 
@@ -79,12 +89,15 @@ async def pack_notes(
     token_budget: int | None = None,
     diversity: float = 0.0,
     pool: int = 60,
+    state: StateQuestion | None = None,
 ) -> list[RetrievedNote]:
     """Load the best ``k`` active notes with their sources, within ``token_budget``.
 
     With ``diversity`` > 0 the best ``pool`` notes are re-ordered by maximal marginal
-    relevance (:func:`~langmemcore.retrieval.fusion.diversify`). A merged note's sources
-    come most query-relevant first (see :func:`order_sources`).
+    relevance (:func:`~langmemcore.retrieval.fusion.diversify`). For a question about the
+    present or the state before a change (``state``), the best ``k`` are then ordered by
+    supersession (see :mod:`~langmemcore.retrieval.supersession`). A merged note's sources come most
+    query-relevant first (see :func:`order_sources`).
     """
     query_terms = set(content_terms(query))
     head = list(fused[: max(k * 2, pool if diversity > 0 else 0)])
@@ -92,6 +105,8 @@ async def pack_notes(
     head = [f for f in head if f.note_id in notes]
     if diversity > 0:
         head = diversify(head, {i: n.vector for i, n in notes.items()}, 1.0 - diversity)
+    if state is not None:
+        head = await _supersede(repo, namespace, head[:k], notes, state)
     packed: list[RetrievedNote] = []
     spent = 0
     for item in head[:k]:
@@ -113,3 +128,49 @@ async def pack_notes(
             )
         )
     return packed
+
+
+def statement_of(note: Evidence) -> Statement:
+    """A loaded note as supersession reads it (its speakers, latest time, terms, vector)."""
+    times = [s.event_time for s in note.sources if s.event_time is not None]
+    return Statement(
+        note.id,
+        frozenset(s.speaker.lower() for s in note.sources if s.speaker),
+        max(times) if times else None,
+        content_stem_set(note.context) | aspect_terms(note.context),
+        note.vector,
+        announces_change(note.context),
+    )
+
+
+async def _supersede(
+    repo: Repository,
+    namespace: tuple[str, ...],
+    head: list[Fused],
+    notes: dict[int, Evidence],
+    state: StateQuestion,
+) -> list[Fused]:
+    """``head`` ordered by :func:`~langmemcore.retrieval.supersession.supersede`, each
+    place keeping its score; counts the searches whose order it changed.
+    """
+    ids = [f.note_id for f in head]
+    edges = await repo.edges_of(namespace, ids) if len(ids) > 1 else []
+    links: dict[frozenset[int], str] = {}
+    for edge in edges:
+        pair = frozenset((edge.source_id, edge.target_id))
+        if links.get(pair) != CONFLICTS:
+            links[pair] = edge.relation
+    statements = [statement_of(notes[i]) for i in ids]
+    order = supersede(
+        statements,
+        state.focus,
+        named=state.named,
+        links=links,
+        similarity=state.similarity,
+        newer_first=state.now,
+    )
+    if order == ids:
+        return head
+    count(superseded=1)
+    by_id = {f.note_id: f for f in head}
+    return [replace(by_id[n], score=f.score) for n, f in zip(order, head, strict=True)]

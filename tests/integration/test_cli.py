@@ -231,6 +231,12 @@ def test_eval_knowledge_updates(url: str, tmp_path: Path, cli: Cli) -> None:
         "1/1 (100.0%)"
     )
 
+    code, out, err = cli(
+        "--url", url, "eval", "knowledge-updates", str(file), "--without", "supersession"
+    )
+    assert code == 0, err
+    assert "## without supersession" in out.splitlines()
+
     code, _, err = cli("--url", url, "eval", "knowledge-updates", str(file), "--without", "x")
     assert code == 2 and "error: unknown mechanisms ['x']" in err
     file.write_text(json.dumps({"conversations": [], "facts": [{"id": "f"}]}))

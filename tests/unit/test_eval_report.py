@@ -72,18 +72,19 @@ def test_multi_hop_recall_is_shown_where_the_conversation_has_such_questions() -
 
 def test_cost_table_reports_share_rounds_and_calls() -> None:
     text = _report().format_markdown()
-    assert _row(text, "| full system | 25.0%") == ["full system", "25.0%", "0.75", "6.50", "50.0"]
+    row = _row(text, "| full system | 25.0%")
+    assert row == ["full system", "25.0%", "0.75", "6.50", "0", "50.0"]
 
 
 def test_counting_happens_only_inside_a_tracked_block() -> None:
     count(searches=1)
     with track_search_cost() as cost:
-        count(searches=2, refined=1, subquery_rounds=2, channel_calls=9)
+        count(searches=2, refined=1, subquery_rounds=2, channel_calls=9, superseded=1)
         with track_search_cost() as inner:
             count(searches=1)
         count(channel_calls=1)
     count(searches=5)
     assert (cost.searches, cost.refined, cost.subquery_rounds, cost.channel_calls) == (2, 1, 2, 10)
-    assert inner.searches == 1
+    assert inner.searches == 1 and cost.superseded == 1
     assert cost.refined_share == 0.5 and cost.channel_calls_per_search == 5.0
     assert SearchCost().refined_share == 0.0

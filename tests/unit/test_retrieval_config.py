@@ -25,6 +25,8 @@ def test_unknown_llm_only_mechanisms_are_refused() -> None:
         RetrievalConfig(llm_only=("telepathy",))
     with pytest.raises(ValueError, match="unknown retrieval channels"):
         RetrievalConfig(priors=("telepathy",))
+    with pytest.raises(ConfigurationError, match="supersession_similarity"):
+        RetrievalConfig(supersession_similarity=1.5)
 
 
 def test_ablations_switch_off_what_runs_and_on_what_is_kept_for_the_llm_path() -> None:
@@ -38,3 +40,5 @@ def test_ablations_switch_off_what_runs_and_on_what_is_kept_for_the_llm_path() -
     with_llm = ablation_configs(config, offline=False)
     assert "no topic channel" in with_llm and "no refinement loop" in with_llm
     assert not any(name.startswith("with ") for name in with_llm)
+    assert not offline["no supersession"].supersession and config.supersession
+    assert "no supersession" not in ablation_configs(RetrievalConfig(supersession=False))

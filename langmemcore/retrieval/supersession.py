@@ -1,0 +1,303 @@
+"""Supersession: for a question about the present, a newer statement first; for one about
+the state before a change, the older.
+
+Memory keeps every statement: after "I work as a pastry chef in Porto" and, a year later,
+"I quit the bakery, I now work at a roastery in Lisbon", both notes stay, and a search for
+"Where does Tomas work now?" finds both, often the older one first. As Zep / Graphiti and
+Mem0 do with a fact a newer one invalidates, when a returned note supersedes another (one
+speaker, a later day, the same thing), a question about the present puts the newer just
+above the older, which stays in the list as history; a question about the state before a
+change ("before the puppy", "used to") puts the older just above the newer. A question
+naming a date or period is left to the time channel, and any other question (past tense,
+modal, present perfect) to the fusion.
+
+The decision is pure:
+
+- :func:`asks_about_present` reads the question: it names no date or period and no past
+  marker ("used to", "before", "did", "ago", a past participle), is neither modal nor in
+  the present perfect, and says "now", "currently", "still", "these days" ... or asks in
+  the present tense ("Which band does Ines play in?"); :func:`asks_about_before` reads a
+  question about the state before a change.
+- :func:`focus_terms` are the question's content words (stemmed) other than the names it
+  names and its present markers, and the profile aspects it asks about by their cue words
+  ("pet" for "What pet ..."; a statement about "my cat" or "a puppy" speaks of it): what
+  the question asks about.
+- :func:`supersede`: a newer statement supersedes an older one of the same speaker (the
+  person the question names, when it names a speaker of them) when the gate linked the
+  two as conflicting (a ``conflicts`` edge: opposite polarity over shared content, or a
+  replaced profile value), or when the newer one announces a change
+  (:func:`announces_change`: "quit", "moved", "no longer", "passed away" ...) and the two
+  are about the same thing (a gate edge, a shared focus term, or embeddings as similar as
+  the gate requires to link two notes). Same-topic statements that accumulate ("I painted
+  a lake", later "I painted a sunset") supersede nothing: a change must be said or judged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from langmemcore.config import RetrievalConfig
+from langmemcore.profiles.question import text_aspects
+from langmemcore.text import TimeMention, content_stem_set
+from langmemcore.text.tokens import fold_apostrophes
+
+__all__ = [
+    "CONFLICTS",
+    "StateQuestion",
+    "Statement",
+    "announces_change",
+    "asks_about_before",
+    "aspect_terms",
+    "asks_about_present",
+    "focus_terms",
+    "state_question",
+    "supersede",
+]
+
+_CURRENT = re.compile(
+    r"\b(?:now|currently|current|these days|at the moment|nowadays|at present|right now|"
+    r"still|anymore|any more|today|latest|lately|recently)\b",
+    re.IGNORECASE,
+)
+_PAST = re.compile(
+    r"\b(?:did|was|were|had|used to|use to|before|previously|formerly|former|originally|"
+    r"at first|earlier|ago|last|back then|back when|in the past|first|once)\b",
+    re.IGNORECASE,
+)
+_CHANGE = re.compile(
+    r"\b(?:no longer|not \w+ any ?more|anymore|any more|quit|quitting|left|leaving|moved|"
+    r"moving|switched|changed|instead|gave up|given up|stopped|replaced|sold|broke up|"
+    r"split up|divorced|passed away|died|swapped|traded in|ended)\b",
+    re.IGNORECASE,
+)
+_BEFORE = re.compile(
+    r"\b(?:before|used to|use to|previously|formerly|former|originally|at first|"
+    r"in the past|back then|earlier)\b",
+    re.IGNORECASE,
+)
+_MODAL = re.compile(r"\b(?:would|could|might|should|will|may|shall|can)\b", re.IGNORECASE)
+_PERFECT = re.compile(
+    r"\b(?:has|have)\s+(?:\w+\s+){0,2}?(?:been|\w+ed|\w+en|read|seen|done|made|bought|"
+    r"met|gone|had|got|won|lost|found|built|begun|taught|heard|tried|visited)\b",
+    re.IGNORECASE,
+)
+_PARTICIPLE = re.compile(r"\b\w{3,}ed\b", re.IGNORECASE)
+_PRESENT = re.compile(
+    r"\b(?:does|do|is|are|has|have|(?:what|who|where|which|how)'s|\w+'re)\b", re.IGNORECASE
+)
+
+
+def asks_about_present(question: str, times: Sequence[TimeMention] = ()) -> bool:
+    """Whether the question asks how things stand now.
+
+    Args:
+        question: The question.
+        times: The dates and periods it names (any: it asks about them, not the present).
+
+    Returns:
+        True for "Where does Tomas work now?" or "Which band does Ines play in?"; False
+        for "Where did Tomas work in 2022?", "What pet did Ines have before the puppy?",
+        questions in the past tense, modal ones ("What would Caroline choose?") and
+        those in the present perfect ("What books has Melanie read?": what happened up
+        to now, not a state a newer one replaces).
+    """
+    if times:
+        return False
+    text = fold_apostrophes(question)
+    if _PAST.search(text) or _MODAL.search(text) or _PERFECT.search(text):
+        return False
+    if _CURRENT.search(text):
+        return True
+    return not _PARTICIPLE.search(text) and bool(_PRESENT.search(text))
+
+
+def aspect_terms(text: str) -> frozenset[str]:
+    """The profile aspects a text speaks of by their cue words, as terms (``"aspect:pet"``
+    for "my cat", "a puppy", "What pet ..."), so that a question's aspect ties statements
+    that share none of its words (:func:`~langmemcore.profiles.question.text_aspects`).
+    """
+    return frozenset(f"aspect:{aspect}" for aspect in text_aspects(text))
+
+
+def focus_terms(question: str, entities: Collection[str] = ()) -> frozenset[str]:
+    """The stems of what the question asks about: its content words without the names
+    it names and its present markers ("Where does Tomas work these days?" -> ``work``),
+    and the aspects it asks about (:func:`aspect_terms`).
+    """
+    text = _CURRENT.sub(" ", fold_apostrophes(question))
+    names = content_stem_set(" ".join(entities)) if entities else frozenset()
+    return (content_stem_set(text) - names) | aspect_terms(question)
+
+
+def asks_about_before(question: str, times: Sequence[TimeMention] = ()) -> bool:
+    """Whether the question asks how things stood before a change, naming no date or
+    period ("What pet did Ines have before the puppy?", "Where did Nadia use to live?"; a
+    named period is the time channel's).
+    """
+    return not times and bool(_BEFORE.search(fold_apostrophes(question)))
+
+
+@dataclass(frozen=True)
+class StateQuestion:
+    """A question about the present state, or about the state before a change, as
+    supersession needs it.
+
+    Attributes:
+        focus: Its :func:`focus_terms`.
+        named: The people it names.
+        similarity: Cosine similarity at or above which two statements are about the same
+            thing without sharing a focus term.
+        now: True: it asks about the present (the newer statement first); False: about
+            the state before a change (the older first).
+    """
+
+    focus: frozenset[str]
+    named: tuple[str, ...]
+    similarity: float
+    now: bool = True
+
+
+def state_question(
+    question: str,
+    times: Sequence[TimeMention],
+    entities: tuple[str, ...],
+    config: RetrievalConfig,
+) -> StateQuestion | None:
+    """The question as supersession reads it (with the dates and the names a query plan
+    found in it), when it asks about the present or the state before a change and the
+    settings switch supersession on (else ``None``).
+    """
+    if not config.supersession:
+        return None
+    if asks_about_present(question, times):
+        now = True
+    elif asks_about_before(question, times):
+        now = False
+    else:
+        return None
+    focus = focus_terms(question, entities)
+    return StateQuestion(focus, entities, config.supersession_similarity, now)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A returned note as supersession reads it.
+
+    Attributes:
+        note_id: The note.
+        speakers: Who said its source observations (lowercase).
+        time: The latest event time of its sources, if known.
+        terms: The stems of its context's content words, and its :func:`aspect_terms`.
+        vector: Its normalised embedding.
+        changes: Whether its text announces a change (:func:`announces_change`).
+    """
+
+    note_id: int
+    speakers: frozenset[str]
+    time: datetime | None
+    terms: frozenset[str]
+    vector: npt.NDArray[np.floating] | None = None
+    changes: bool = False
+
+
+Links = Mapping[frozenset[int], str]
+Terms = frozenset[str]
+CONFLICTS = "conflicts"
+
+
+def _subject_speakers(statements: Sequence[Statement], named: Collection[str]) -> set[str]:
+    """The speakers whose statements are compared: those the question names (by full or
+    first name), else every single speaker.
+    """
+    said = {s for st in statements if len(st.speakers) == 1 for s in st.speakers}
+    wanted = {n.lower() for n in named}
+    chosen = {s for s in said if s in wanted or (s.split() or [""])[0] in wanted}
+    return chosen or said
+
+
+def announces_change(text: str) -> bool:
+    """Whether a statement says that something changed ("I quit the bakery", "we moved
+    to Hamburg", "I no longer eat meat", "Luna passed away").
+    """
+    return bool(_CHANGE.search(fold_apostrophes(text)))
+
+
+def _related(a: Statement, b: Statement, focus: frozenset[str], similarity: float) -> bool:
+    """Whether two statements of one speaker are about the same thing (a shared focus
+    term, or embeddings at least ``similarity`` alike).
+    """
+    if focus & a.terms & b.terms:
+        return True
+    if a.vector is None or b.vector is None:
+        return False
+    return float(np.dot(a.vector, b.vector)) >= similarity
+
+
+def _supersedes(newer: Statement, older: Statement, links: Links, focus: Terms, cos: float) -> bool:
+    """Whether ``newer`` supersedes ``older``: one speaker, a later day, and either the gate
+    linked them as conflicting, or ``newer`` announces a change and they are about the same
+    thing (a gate edge, a shared focus term, or similar embeddings).
+    """
+    if newer.time is None or older.time is None or newer.time.date() <= older.time.date():
+        return False
+    if len(newer.speakers) != 1 or newer.speakers != older.speakers:
+        return False
+    relation = links.get(frozenset((newer.note_id, older.note_id)))
+    if relation == CONFLICTS:
+        return True
+    return newer.changes and (relation is not None or _related(newer, older, focus, cos))
+
+
+def supersede(
+    statements: Sequence[Statement],
+    focus: frozenset[str],
+    *,
+    named: Collection[str] = (),
+    links: Mapping[frozenset[int], str] | None = None,
+    similarity: float = 1.0,
+    newer_first: bool = True,
+) -> list[int]:
+    """The order of the returned notes for a question about the present.
+
+    Args:
+        statements: The returned notes, best first.
+        focus: The question's :func:`focus_terms`.
+        named: The people the question names (their statements are the ones compared,
+            when any of them said a returned note).
+        links: The relation of each note pair the gate linked (``"conflicts"`` wins when
+            a pair has several edges).
+        similarity: Cosine similarity at or above which two statements of a speaker are
+            about the same thing without sharing a focus term.
+        newer_first: True for a question about the present; False for one about the
+            state before a change.
+
+    Returns:
+        The note ids, best first: each statement a newer one supersedes (see
+        :func:`_supersedes`) has the newer one just above it (``newer_first``), or sits
+        just above the newer one (not ``newer_first``); every other note keeps its order.
+    """
+    speakers = _subject_speakers(statements, named)
+    chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
+    pairs = [
+        (newer.note_id, older.note_id)
+        for newer in chosen
+        for older in chosen
+        if _supersedes(newer, older, links or {}, focus, similarity)
+    ]
+    order = [st.note_id for st in statements]
+    for _ in range(len(pairs) * len(order)):
+        place = {note_id: n for n, note_id in enumerate(order)}
+        ahead = pairs if newer_first else [(o, n) for n, o in pairs]
+        wrong = [(place[b], place[a], a) for a, b in ahead if place[b] < place[a]]
+        if not wrong:
+            break
+        slot, at, note_id = min(wrong)
+        del order[at]
+        order.insert(slot, note_id)
+    return order

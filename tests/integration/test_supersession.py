@@ -1,0 +1,115 @@
+"""Supersession against real Postgres: after a fact changed, a question about the present
+ranks the newer statement above the older one, and a question about the earlier period
+still finds the older one.
+
+The chat is written for this test (not taken from the knowledge-update set): Marta works
+at a hospital in Leeds, then, a year later, at a clinic in York; Joe talks about other
+things in between.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+
+from langmemcore.config import RetrievalConfig
+from langmemcore.construction import ObservationIn
+from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.memory import Memory
+from langmemcore.retrieval.cost import track_search_cost
+from langmemcore.retrieval.pack import RetrievedNote
+from langmemcore.storage import Database
+
+from .conftest import Ingested
+
+SPRING_2022 = datetime(2022, 4, 9, 10, 0, tzinfo=UTC)
+AUTUMN_2022 = datetime(2022, 10, 1, 10, 0, tzinfo=UTC)
+SUMMER_2023 = datetime(2023, 6, 17, 10, 0, tzinfo=UTC)
+
+TURNS = [
+    ObservationIn("s1-1", "How are you, Marta? Still doing nights?", "Joe", SPRING_2022),
+    ObservationIn(
+        "s1-2",
+        "Yes, I work as a nurse on the night shift at St James hospital in Leeds, "
+        "I love the work with the patients.",
+        "Marta",
+        SPRING_2022,
+    ),
+    ObservationIn("s1-3", "I took up climbing at a wall near the station.", "Joe", SPRING_2022),
+    ObservationIn("s2-1", "We went to the coast for a week, lovely weather.", "Marta", AUTUMN_2022),
+    ObservationIn("s2-2", "My climbing gym raised its prices again.", "Joe", AUTUMN_2022),
+    ObservationIn(
+        "s3-1",
+        "Big news: I left the hospital in May. I now work at a small clinic in York, "
+        "daytime hours only.",
+        "Marta",
+        SUMMER_2023,
+    ),
+    ObservationIn("s3-2", "Congratulations! Do you commute from Leeds?", "Joe", SUMMER_2023),
+]
+OLDER, NEWER = "s1-2", "s3-1"
+
+
+def rank(notes: list[RetrievedNote], key: str) -> int | None:
+    for position, note in enumerate(notes, start=1):
+        if any(source.key == key for source in note.sources):
+            return position
+    return None
+
+
+@pytest.fixture(scope="module")
+async def marta(database: Database, embeddings: LocalEmbeddings, ingested: Ingested) -> Memory:
+    return Memory(database, embeddings), await ingested("supersession", TURNS)
+
+
+async def test_a_question_about_the_present_ranks_the_newer_statement_first(
+    marta: tuple[Memory, tuple[str, ...]],
+) -> None:
+    memory, namespace = marta
+    assert memory.retrieval.supersession
+    with track_search_cost() as cost:
+        notes = await memory.asearch(namespace, "Where does Marta work now?", k=10)
+    newer, older = rank(notes, NEWER), rank(notes, OLDER)
+    assert newer is not None and older is not None, notes
+    assert newer < older
+    unmarked = await memory.asearch(namespace, "Where does Marta work?", k=10)
+    assert (rank(unmarked, NEWER) or 99) < (rank(unmarked, OLDER) or 0)
+    assert cost.searches == 1 and cost.superseded <= 1
+
+
+async def test_without_supersession_the_older_statement_ranks_first(
+    marta: tuple[Memory, tuple[str, ...]],
+) -> None:
+    """The memory is built so that the older statement matches the question better: the
+    order above is supersession's doing, and it is counted.
+    """
+    memory, namespace = marta
+    off = replace(RetrievalConfig(), supersession=False)
+    notes = await memory.asearch(namespace, "Where does Marta work now?", k=10, config=off)
+    assert (rank(notes, OLDER) or 99) < (rank(notes, NEWER) or 99)
+    with track_search_cost() as cost:
+        await memory.asearch(namespace, "Where does Marta work now?", k=10)
+    assert cost.superseded == 1
+
+
+async def test_a_question_about_the_earlier_period_still_finds_the_older_statement(
+    marta: tuple[Memory, tuple[str, ...]],
+) -> None:
+    memory, namespace = marta
+    with track_search_cost() as cost:
+        notes = await memory.asearch(namespace, "Where did Marta work in 2022?", k=10)
+    older = rank(notes, OLDER)
+    assert older is not None and older <= 3, notes
+    assert cost.superseded == 0
+
+
+async def test_a_question_about_the_state_before_the_change_ranks_the_older_first(
+    marta: tuple[Memory, tuple[str, ...]],
+) -> None:
+    memory, namespace = marta
+    notes = await memory.asearch(namespace, "Where did Marta work before the clinic?", k=10)
+    older, newer = rank(notes, OLDER), rank(notes, NEWER)
+    assert older is not None and older <= 3, notes
+    assert newer is None or older < newer

@@ -1,0 +1,234 @@
+"""Supersession's pure decision: which questions ask about the present, what they are
+about, and the order of the returned statements of one speaker about the same thing."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, date, datetime
+
+import numpy as np
+import pytest
+
+from langmemcore.config import RetrievalConfig
+from langmemcore.retrieval.supersession import (
+    CONFLICTS,
+    Statement,
+    announces_change,
+    asks_about_before,
+    asks_about_present,
+    aspect_terms,
+    focus_terms,
+    state_question,
+    supersede,
+)
+from langmemcore.text import TimeMention, content_stem_set
+
+
+def at(year: int, month: int) -> datetime:
+    return datetime(year, month, 1, tzinfo=UTC)
+
+
+def said(
+    note_id: int,
+    speaker: str,
+    when: datetime | None,
+    text: str,
+    vector: tuple[float, ...] | None = None,
+) -> Statement:
+    unit = None if vector is None else np.asarray(vector) / np.linalg.norm(vector)
+    speakers = frozenset({speaker.lower()})
+    return Statement(note_id, speakers, when, content_stem_set(text), unit, announces_change(text))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where does Tomas work now?",
+        "Which band does Ines play in?",
+        "What is Lucas's hobby these days?",
+        "Is Priya still dating Sam?",
+        "Who's Hannah's partner?",
+        "What car does Ben drive currently?",
+    ],
+)
+def test_questions_about_the_present(question: str) -> None:
+    assert asks_about_present(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where did Tomas work in 2022?",
+        "What pet did Ines have before the puppy?",
+        "What was Ben's diet?",
+        "Where did Nadia live?",
+        "What car did Ben use to drive?",
+        "What would Caroline likely choose?",
+        "What is the book Caroline recommended?",
+        "How long ago was Melanie's trip?",
+        "Caroline's birthday party",
+        "Would Caroline still want to pursue counseling?",
+        "What books has Melanie read?",
+        "What musical artists has Melanie seen so far?",
+    ],
+)
+def test_questions_not_about_the_present(question: str) -> None:
+    assert not asks_about_present(question)
+
+
+def test_a_named_period_is_not_the_present() -> None:
+    year = TimeMention(date(2022, 1, 1), date(2022, 12, 31), "year", "2022")
+    assert asks_about_present("Where does Tomas work?")
+    assert not asks_about_present("Where does Tomas work?", (year,))
+
+
+def test_focus_terms_drop_names_and_present_markers() -> None:
+    work = focus_terms("Where does Tomas work these days?", ("Tomas",))
+    assert work == {"work", "aspect:work"}
+    band = focus_terms("Which band does Ines play in now?", ("Ines",))
+    assert band == {"band", "play", "aspect:band"}
+
+
+def test_a_shared_aspect_ties_statements_sharing_no_question_word() -> None:
+    assert aspect_terms("Luna is my old cat.") == {"aspect:pet"}
+    cat = said(1, "Ines", at(2022, 3), "Luna is my old cat.")
+    puppy = said(2, "Ines", at(2022, 9), "Luna passed away, we adopted a puppy.")
+    cat, puppy = (
+        replace(st, terms=st.terms | aspect_terms(t))
+        for st, t in (
+            (cat, "Luna is my old cat."),
+            (puppy, "Luna passed away, we adopted a puppy."),
+        )
+    )
+    focus = focus_terms("What pet does Ines have now?", ("Ines",))
+    assert "pet" in focus and "aspect:pet" in focus
+    assert supersede([cat, puppy], focus) == [2, 1]
+    assert supersede([cat, puppy], frozenset({"pet"})) == [1, 2]
+
+
+def plan(text: str, entities: tuple[str, ...] = ()) -> tuple[str, tuple[()], tuple[str, ...]]:
+    return text, (), entities
+
+
+def test_state_question_follows_the_settings() -> None:
+    on = state_question(*plan("Where does Tomas work now?", ("Tomas",)), RetrievalConfig())
+    assert on is not None and on.focus == {"work", "aspect:work"} and on.named == ("Tomas",)
+    assert on.similarity == RetrievalConfig().supersession_similarity
+    off = RetrievalConfig(supersession=False)
+    assert state_question(*plan("Where does Tomas work now?"), off) is None
+    assert state_question(*plan("Where did Tomas work?"), RetrievalConfig()) is None
+
+
+OLD_JOB = said(1, "Tomas", at(2022, 3), "I work as a pastry chef at a bakery in Porto.")
+NEW_JOB = said(2, "Tomas", at(2023, 5), "I quit the bakery. I now work at a roastery in Lisbon.")
+OTHER = said(3, "Tomas", at(2023, 6), "I read a great book about sourdough.")
+INES = said(4, "Ines", at(2024, 1), "I moved desks, I work from home on Fridays.")
+
+
+@pytest.mark.parametrize(
+    ("text", "changes"),
+    [
+        ("I quit the bakery in April.", True),
+        ("We moved to Hamburg in January.", True),
+        ("I no longer eat meat.", True),
+        ("I don't play with them any more.", True),
+        ("Luna passed away in July.", True),
+        ("I work as a pastry chef.", False),
+        ("We adopted a puppy called Bolt.", False),
+    ],
+)
+def test_announces_change(text: str, changes: bool) -> None:
+    assert announces_change(text) is changes
+
+
+def test_a_newer_statement_announcing_a_change_moves_just_above_the_older() -> None:
+    order = supersede([OLD_JOB, OTHER, NEW_JOB, INES], frozenset({"work"}), named=("Tomas",))
+    assert order == [2, 1, 3, 4]
+
+
+def test_notes_about_something_else_keep_their_places() -> None:
+    assert supersede([OLD_JOB, OTHER, NEW_JOB], frozenset({"book"})) == [1, 3, 2]
+
+
+def test_a_newer_statement_announcing_no_change_does_not_supersede() -> None:
+    still = said(5, "Tomas", at(2023, 5), "I work long hours at the bakery.")
+    assert supersede([OLD_JOB, still], frozenset({"work"})) == [1, 5]
+
+
+def test_statements_of_another_speaker_are_not_compared() -> None:
+    # Ines's newer statement shares "work" and announces a change, but is not Tomas's.
+    assert supersede([OLD_JOB, INES], frozenset({"work"}), named=("Tomas",)) == [1, 4]
+    # A question naming no speaker compares each speaker's own statements only.
+    assert supersede([OLD_JOB, INES], frozenset({"work"})) == [1, 4]
+
+
+def test_the_same_day_is_not_newer() -> None:
+    same_day = said(6, "Tomas", at(2022, 3), "I quit the bakery and work at a cafe.")
+    assert supersede([OLD_JOB, same_day], frozenset({"work"})) == [1, 6]
+
+
+def test_the_named_speaker_by_first_name() -> None:
+    old = said(1, "Tomas Silva", at(2022, 3), "I work at a bakery.")
+    new = said(2, "Tomas Silva", at(2023, 5), "I left the bakery, I work at a roastery.")
+    assert supersede([old, new], frozenset({"work"}), named=("Tomas",)) == [2, 1]
+
+
+def test_a_conflicts_edge_supersedes_without_a_change_or_a_focus_term() -> None:
+    cat = said(1, "Ines", at(2022, 3), "Luna is my old tabby.", (1.0, 0.2, 0.0))
+    puppy = said(2, "Ines", at(2022, 9), "We adopted a puppy called Bolt.", (1.0, 0.0, 0.3))
+    focus = frozenset({"pet"})
+    assert supersede([cat, puppy], focus) == [1, 2]
+    assert supersede([cat, puppy], focus, links={frozenset((1, 2)): "related_to"}) == [1, 2]
+    assert supersede([cat, puppy], focus, links={frozenset((1, 2)): CONFLICTS}) == [2, 1]
+
+
+def test_a_gate_edge_or_a_close_embedding_relates_a_change_to_the_older_statement() -> None:
+    cat = said(1, "Ines", at(2022, 3), "Luna is my old tabby.", (1.0, 0.2, 0.0))
+    gone = said(2, "Ines", at(2022, 9), "Luna passed away, we got a puppy.", (1.0, 0.0, 0.3))
+    focus = frozenset({"pet"})
+    assert supersede([cat, gone], focus) == [1, 2]
+    assert supersede([cat, gone], focus, links={frozenset((1, 2)): "related_to"}) == [2, 1]
+    similarity = float(np.dot(cat.vector, gone.vector))  # type: ignore[arg-type]
+    assert supersede([cat, gone], focus, similarity=similarity) == [2, 1]
+    assert supersede([cat, gone], focus, similarity=similarity + 0.01) == [1, 2]
+
+
+def test_a_newer_statement_already_first_and_unknown_times_stay() -> None:
+    assert supersede([NEW_JOB, OLD_JOB], frozenset({"work"})) == [2, 1]
+    undated = said(5, "Tomas", None, "I quit, I work nights now.")
+    assert supersede([OLD_JOB, undated, NEW_JOB], frozenset({"work"})) == [2, 1, 5]
+
+
+def test_a_newest_statement_goes_above_every_statement_it_supersedes() -> None:
+    first = said(7, "Tomas", at(2020, 1), "I work at a hotel.")
+    order = supersede([first, OLD_JOB, OTHER, NEW_JOB], frozenset({"work"}))
+    assert order == [2, 7, 1, 3]
+
+
+@pytest.mark.parametrize(
+    ("question", "before"),
+    [
+        ("What pet did Ines have before the puppy?", True),
+        ("Where did Nadia use to live?", True),
+        ("What did Ben drive previously?", True),
+        ("Where did Tomas work?", False),
+        ("Where does Tomas work now?", False),
+    ],
+)
+def test_questions_about_the_state_before_a_change(question: str, before: bool) -> None:
+    assert asks_about_before(question) is before
+
+
+def test_a_named_period_is_left_to_the_time_channel() -> None:
+    year = TimeMention(date(2022, 1, 1), date(2022, 12, 31), "year", "2022")
+    assert not asks_about_before("What did Ben drive before 2022?", (year,))
+    before = plan("What pet did Ines have before the puppy?", ("Ines",))
+    read = state_question(*before, RetrievalConfig())
+    assert read is not None and not read.now and "pet" in read.focus
+
+
+def test_a_question_about_the_state_before_moves_the_older_statement_above_the_newer() -> None:
+    focus = frozenset({"work"})
+    assert supersede([NEW_JOB, OTHER, OLD_JOB], focus, newer_first=False) == [1, 2, 3]
+    assert supersede([OLD_JOB, NEW_JOB], focus, newer_first=False) == [1, 2]
+    assert supersede([NEW_JOB, OTHER], focus, newer_first=False) == [2, 3]
