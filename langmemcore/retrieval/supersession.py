@@ -81,7 +81,10 @@ _BEFORE = re.compile(
     r"in the past|back then|earlier)\b",
     re.IGNORECASE,
 )
-_MODAL = re.compile(r"\b(?:would|could|might|should|will|may|shall|can)\b", re.IGNORECASE)
+_MODAL = re.compile(
+    r"\b(?:(?:would|could|might|should|will|may|shall|can)(?:n't)?|won't|shan't|can't)(?!\w)",
+    re.IGNORECASE,
+)
 _PERFECT = re.compile(
     r"\b(?:has|have)\s+(?:\w+\s+){0,2}?(?:been|\w+ed|\w+en|read|seen|done|made|bought|"
     r"met|gone|had|got|won|lost|found|built|begun|taught|heard|tried|visited)\b",

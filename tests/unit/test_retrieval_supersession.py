@@ -70,6 +70,9 @@ def test_questions_about_the_present(question: str) -> None:
         "Would Caroline still want to pursue counseling?",
         "What books has Melanie read?",
         "What musical artists has Melanie seen so far?",
+        "Which city does Lena say she won't move to?",
+        "What is the dish Omar wouldn\u2019t cook?",
+        "Which car is the one Priya couldn't sell?",
     ],
 )
 def test_questions_not_about_the_present(question: str) -> None:
