@@ -15,10 +15,18 @@ from langmemcore._namespace import encode_namespace
 from langmemcore.storage._session import SessionBound
 from langmemcore.storage.models import decode_vector
 from langmemcore.storage.records import Scored
-from langmemcore.storage.search import channels, cues, evidence, fulltext, propagation
+from langmemcore.storage.search import (
+    channels,
+    cues,
+    evidence,
+    fulltext,
+    propagation,
+    shared,
+)
+from langmemcore.storage.search.shared import SharedQuery
 from langmemcore.storage.topics.queries import lock_topics
 
-__all__ = ["Evidence", "SearchAccess", "SourceRow", "Subgraph"]
+__all__ = ["Evidence", "SearchAccess", "SharedQuery", "SourceRow", "Subgraph"]
 
 
 class SourceRow(NamedTuple):
@@ -114,6 +122,23 @@ class SearchAccess(SessionBound):
         ns = encode_namespace(namespace)
         stmt = channels.keyword_ranking(ns, vectors, k, min_similarity, limit)
         return [int(i) for i, _score in await self._rows(stmt)]
+
+    async def shared_rankings(
+        self, namespace: Sequence[str], channels: Sequence[str], query: SharedQuery
+    ) -> dict[str, list[int]]:
+        """The rankings of the ``channels`` among the shared ones (see
+        :mod:`~langmemcore.storage.search.shared`) in one statement, by channel, best first
+        (the time channel's period after period, a note possibly twice); a channel with
+        nothing to ask ranks nothing and sends nothing.
+        """
+        rankings: dict[str, list[int]] = {c: [] for c in channels if c in shared.SHARED_CHANNELS}
+        asked = shared.asked_channels(channels, query)
+        if not asked:
+            return rankings
+        rows = await self._rows(shared.shared_rankings(encode_namespace(namespace), asked, query))
+        for channel, _position, note_id in sorted(rows, key=lambda row: (row[0], row[1])):
+            rankings[channel].append(int(note_id))
+        return rankings
 
     async def topic_ranking(
         self, namespace: Sequence[str], vector: Sequence[float], k: int, limit: int
