@@ -134,10 +134,7 @@ async def neighbour_channel(
     """Associative expansion: 1 hop along edges from the anchors (the best fused notes),
     gated by the neighbours' relevance to the query.
     """
-    edges = await repo.edges_of(ns, [a.id for a in anchors])
-    triples = [(e.source_id, e.target_id, e.strength) for e in edges]
-    others = {n for s, t, _w in triples for n in (s, t)} - {a.id for a in anchors}
-    relevance = await repo.similarities(ns, sorted(others), plan.vector)
+    triples, relevance = await repo.neighbourhood(ns, [a.id for a in anchors], plan.vector)
     return rank_neighbours(anchors, triples, relevance, config.depth)
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from langmemcore.config import RetrievalConfig
 from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.memory import Memory
 from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS, shared_channels
 from langmemcore.retrieval.decompose import plan_query
 from langmemcore.storage import Database, Repository
@@ -70,3 +71,38 @@ async def test_time_channel_in_the_shared_statement_finds_the_named_month(
     async with Repository.open(database, autocommit=True) as repo:
         found = await shared_channels(repo, built.namespace, ("time",), plan, RetrievalConfig())
     assert found == {"time": [built.ids["race"], built.ids["parade"]]}
+
+
+async def test_an_offline_default_search_sends_six_statements(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    # the stored keyword vectors, the shared channels, full text, the neighbour channel,
+    # the evidence packed, the query log
+    memory = Memory(database, embeddings)
+    query = "Did Melanie paint the lake at sunrise in May 2023?"
+    with sql_statements(database) as sent:
+        found = await memory.asearch(built.namespace, query)
+    assert found[0].note_id == built.ids["sunrise"]
+    assert len(sent) == 6
+
+
+async def test_full_text_in_one_statement_lets_only_rare_terms_select(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    texts = [f"note {i} about the weather" for i in range(20)]
+    texts += ["the weather spoiled the pottery class", "a pottery wheel"]
+    vectors = embeddings.embed_documents(texts)
+    async with Repository.open(database) as repo:
+        ids = [
+            await repo.insert_note(ns, context=t, embedding=v, keywords=[], source_ids=[])
+            for t, v in zip(texts, vectors, strict=True)
+        ]
+    async with Repository.open(database, autocommit=True) as repo:
+        with sql_statements(database) as sent:
+            found = await repo.fulltext_notes(ns, "weather pottery", 10)
+        # "weather" is in 21 of 22 notes: it weighs in but selects no candidate
+        assert [s.id for s in found] == [ids[-2], ids[-1]]
+        assert found[0].score > found[1].score
+        assert len(sent) == 1
+        assert await repo.fulltext_notes(ns, "weather", 3) != []  # all common: the rarest
+        assert await repo.fulltext_notes(ns, "O'Neil's back\\slash zeppelin", 5) == []

@@ -51,7 +51,6 @@ __all__ = [
     "nearest_by_speakers_select",
     "nearest_notes",
     "nearest_notes_by_speakers",
-    "note_similarities",
     "note_summaries",
     "notes_in_time_range",
     "topic_ranking",
@@ -357,23 +356,6 @@ def notes_in_time_range(
     return Prepared(
         _notes_in_time_range(),
         {"namespace": namespace, "start": start, "end": end, "k": k, "statuses": list(statuses)},
-    )
-
-
-@cache
-def _note_similarities() -> Select:
-    return select(Note.id, Note.embedding.cosine_distance(vector_bind())).where(
-        Note.namespace == text_param("namespace"),
-        Note.status == ACTIVE,
-        Note.id == any_(id_array("note_ids")),
-    )
-
-
-def note_similarities(namespace: str, note_ids: Sequence[int], vector: Sequence[float]) -> Prepared:
-    """(``id``, ``distance``) to ``vector`` of the active notes among ``note_ids``."""
-    return Prepared(
-        _note_similarities(),
-        {"namespace": namespace, "note_ids": list(note_ids), "vector": vector_param(vector)},
     )
 
 
