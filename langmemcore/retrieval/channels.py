@@ -192,6 +192,7 @@ async def shared_channels(
     each exactly what its own channel function ranks.
     """
     query = SharedQuery(
+        text=plan.text,
         vector=plan.vector,
         keyword_vectors=plan.keyword_vectors,
         speakers=plan.entities,

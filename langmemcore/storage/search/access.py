@@ -146,7 +146,9 @@ class SearchAccess(SessionBound):
         asked = shared.asked_channels(channels, query)
         if not asked:
             return rankings
-        rows = await self._rows(shared.shared_rankings(encode_namespace(namespace), asked, query))
+        cap, total_cap = fulltext.DOCUMENT_FREQUENCY_CAP, fulltext.NOTE_COUNT_CAP
+        stmt = shared.shared_rankings(encode_namespace(namespace), asked, query, cap, total_cap)
+        rows = await self._rows(stmt)
         for channel, _position, note_id in sorted(rows, key=lambda row: (row[0], row[1])):
             rankings[channel].append(int(note_id))
         return rankings

@@ -36,7 +36,7 @@ from langmemcore.storage.models import ACTIVE, FulltextStatistics, LexemeStats, 
 from langmemcore.storage.prepared import Prepared, number, text_param
 from langmemcore.storage.search.fulltext import live_document_frequency, live_note_count
 
-__all__ = ["fulltext_ranking"]
+__all__ = ["fulltext_ranking", "fulltext_ranking_select"]
 
 _SIMPLE: ColumnElement[Any] = literal_column("'simple'::regconfig")
 
@@ -135,9 +135,11 @@ def _terms(weighted: Any) -> Any:
     ).cte("terms")
 
 
-@cache
-def _fulltext_ranking() -> Select:
-    namespace, cap = text_param("namespace"), number("cap")
+def fulltext_ranking_select(namespace: Any, limit: Any) -> Select:
+    """The full-text ranking (``id``, ``score``; see :func:`fulltext_ranking`), top
+    ``limit``, reading the bind parameters ``q``, ``cap`` and ``total_cap``.
+    """
+    cap = number("cap")
     weighted = _weighted(_statistics(namespace, cap, number("total_cap")), cap)
     terms = _terms(weighted)
     any_term = func.to_tsquery(_SIMPLE, terms.c.any)
@@ -165,8 +167,13 @@ def _fulltext_ranking() -> Select:
             Note.tsv.op("@@")(any_term),
         )
         .order_by(score.desc(), Note.id)
-        .limit(number("k"))
+        .limit(limit)
     )
+
+
+@cache
+def _fulltext_ranking() -> Select:
+    return fulltext_ranking_select(text_param("namespace"), number("k"))
 
 
 def fulltext_ranking(

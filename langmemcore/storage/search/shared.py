@@ -1,5 +1,6 @@
-"""Pure SQL builder of the channels that share one statement: the keyword, vector, speaker
-and time channels of one (sub-)query, each a ``UNION ALL`` branch, in one round trip.
+"""Pure SQL builder of the channels that share one statement: the keyword, vector, speaker,
+full-text and time channels of one (sub-)query, each a ``UNION ALL`` branch, in one round
+trip.
 
 Each branch is the channel's own ranking (the same statement a channel sends alone, see
 :mod:`~langmemcore.storage.search.channels`) numbered in its order, so the rows
@@ -44,10 +45,12 @@ from langmemcore.storage.search.channels import (
     keyword_ranking_select,
     nearest_by_speakers_select,
 )
+from langmemcore.storage.search.fulltext import DOCUMENT_FREQUENCY_CAP, NOTE_COUNT_CAP
+from langmemcore.storage.search.fulltext_ranking import fulltext_ranking_select
 
 __all__ = ["SHARED_CHANNELS", "SharedQuery", "asked_channels", "shared_rankings"]
 
-SHARED_CHANNELS = ("keyword", "vector", "speaker", "time")
+SHARED_CHANNELS = ("keyword", "vector", "speaker", "fulltext", "time")
 """The channels whose rankings one statement can return together, in branch order."""
 
 
@@ -92,6 +95,11 @@ def _times(name: str) -> BindParameter[Any]:
     return bindparam(name, type_=ARRAY(DateTime(timezone=True)))
 
 
+def _fulltext(namespace: Any, depth: Any) -> Select:
+    ranked = fulltext_ranking_select(namespace, depth).subquery("fulltext_ranking")
+    return _numbered("fulltext", ranked.c.id, ranked.c.score.desc(), ranked.c.id)
+
+
 def _time(namespace: Any, depth: Any) -> Select:
     periods = (
         func.unnest(_times("starts"), _times("ends"))
@@ -120,7 +128,13 @@ def _time(namespace: Any, depth: Any) -> Select:
     return _numbered("time", found.c.note_id, *order)
 
 
-_BRANCHES = {"keyword": _keyword, "vector": _vector, "speaker": _speaker, "time": _time}
+_BRANCHES = {
+    "keyword": _keyword,
+    "vector": _vector,
+    "speaker": _speaker,
+    "fulltext": _fulltext,
+    "time": _time,
+}
 
 
 @cache
@@ -133,6 +147,7 @@ class SharedQuery(NamedTuple):
     """What the shared channels ask of memory for one (sub-)query.
 
     Attributes:
+        text: The query's text (full-text channel).
         vector: The query's embedding (vector and speaker channels).
         keyword_vectors: One vector per query keyword (keyword channel).
         speakers: People the query names (speaker channel, case-insensitive).
@@ -142,6 +157,7 @@ class SharedQuery(NamedTuple):
         depth: Notes per channel at most.
     """
 
+    text: str
     vector: Sequence[float]
     keyword_vectors: Sequence[Sequence[float]]
     speakers: Sequence[str]
@@ -153,22 +169,31 @@ class SharedQuery(NamedTuple):
 
 def asked_channels(channels: Collection[str], query: SharedQuery) -> tuple[str, ...]:
     """The ``channels`` among :data:`SHARED_CHANNELS` with something to ask (keyword
-    vectors; the query's vector; named people and the vector; named periods), in branch
+    vectors; the query's vector; named people and the vector; text; named periods), in branch
     order: the others rank nothing and send nothing.
     """
     asked = {
         "keyword": bool(query.keyword_vectors),
         "vector": bool(query.vector),
         "speaker": bool(query.speakers) and bool(query.vector),
+        "fulltext": bool(query.text),
         "time": bool(query.periods),
     }
     return tuple(c for c in SHARED_CHANNELS if c in channels and asked[c])
 
 
-def shared_rankings(namespace: str, channels: tuple[str, ...], query: SharedQuery) -> Prepared:
+def shared_rankings(
+    namespace: str,
+    channels: tuple[str, ...],
+    query: SharedQuery,
+    cap: int = DOCUMENT_FREQUENCY_CAP,
+    total_cap: int = NOTE_COUNT_CAP,
+) -> Prepared:
     """The rankings of ``channels`` (a non-empty result of :func:`asked_channels`) in one
     statement: rows ``(channel, position, note_id)``, each channel's notes numbered from 1
     in its order (the time channel's over every period in turn, so a note can come twice).
+    Full text counts document frequencies up to ``cap`` and notes up to ``total_cap`` (see
+    :mod:`~langmemcore.storage.search.fulltext_ranking`).
     """
     values = {
         "namespace": namespace,
@@ -180,5 +205,8 @@ def shared_rankings(namespace: str, channels: tuple[str, ...], query: SharedQuer
         "speakers": [s.lower() for s in query.speakers],
         "starts": [start for start, _end in query.periods],
         "ends": [end for _start, end in query.periods],
+        "q": query.text,
+        "cap": cap,
+        "total_cap": total_cap,
     }
     return Prepared(_shared_rankings(channels), values)
