@@ -27,6 +27,7 @@ from langmemcore.retrieval.profile_channel import profile_ranking
 from langmemcore.storage.database import Database
 from langmemcore.storage.records import Scored
 from langmemcore.storage.repository import Repository
+from langmemcore.storage.search.shared import SHARED_CHANNELS, SharedQuery
 from langmemcore.text import TimeMention
 
 __all__ = [
@@ -34,8 +35,10 @@ __all__ = [
     "channel_weight",
     "neighbour_channel",
     "QueryPlan",
+    "channel_groups",
     "rank_neighbours",
-    "run_channel",
+    "run_channels",
+    "shared_channels",
 ]
 
 
@@ -131,10 +134,7 @@ async def neighbour_channel(
     """Associative expansion: 1 hop along edges from the anchors (the best fused notes),
     gated by the neighbours' relevance to the query.
     """
-    edges = await repo.edges_of(ns, [a.id for a in anchors])
-    triples = [(e.source_id, e.target_id, e.strength) for e in edges]
-    others = {n for s, t, _w in triples for n in (s, t)} - {a.id for a in anchors}
-    relevance = await repo.similarities(ns, sorted(others), plan.vector)
+    triples, relevance = await repo.neighbourhood(ns, [a.id for a in anchors], plan.vector)
     return rank_neighbours(anchors, triples, relevance, config.depth)
 
 
@@ -166,16 +166,45 @@ def _day_start(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=UTC)
 
 
+def _periods(plan: QueryPlan) -> list[tuple[datetime, datetime]]:
+    """``[start, end)`` of each date or period the query names, whole days."""
+    return [(_day_start(m.start), _day_start(m.end) + timedelta(days=1)) for m in plan.times]
+
+
 async def time_channel(
     repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
 ) -> list[int]:
     """Notes whose event time falls within a date or period the query names."""
     found: list[int] = []
-    for mention in plan.times:
-        start = _day_start(mention.start)
-        end = _day_start(mention.end) + timedelta(days=1)
+    for start, end in _periods(plan):
         found.extend(await repo.notes_in_time_range(ns, start, end, config.depth))
     return list(dict.fromkeys(found))[: config.depth]
+
+
+async def shared_channels(
+    repo: Repository,
+    ns: tuple[str, ...],
+    channels: Sequence[str],
+    plan: QueryPlan,
+    config: RetrievalConfig,
+) -> dict[str, list[int]]:
+    """The rankings of the ``channels`` among :data:`SHARED_CHANNELS` in one statement,
+    each exactly what its own channel function ranks.
+    """
+    query = SharedQuery(
+        text=plan.text,
+        vector=plan.vector,
+        keyword_vectors=plan.keyword_vectors,
+        speakers=plan.entities,
+        periods=_periods(plan),
+        k_key=config.k_key,
+        min_similarity=config.keyword_min_similarity,
+        depth=config.depth,
+    )
+    rankings = await repo.shared_rankings(ns, channels, query)
+    if "time" in rankings:
+        rankings["time"] = list(dict.fromkeys(rankings["time"]))[: config.depth]
+    return rankings
 
 
 async def profile_channel(
@@ -206,19 +235,36 @@ CHANNEL_FUNCTIONS: dict[str, ChannelFunction] = {
 }
 
 
-async def run_channel(
+def channel_groups(channels: Sequence[str]) -> list[tuple[str, ...]]:
+    """The channels as they run: those of :data:`SHARED_CHANNELS` together (one
+    statement), each other one alone, in ``channels`` order.
+    """
+    together = tuple(c for c in channels if c in SHARED_CHANNELS)
+    alone: list[tuple[str, ...]] = [(c,) for c in channels if c not in SHARED_CHANNELS]
+    return [together, *alone] if together else alone
+
+
+async def run_channels(
     database: Database,
-    channel: str,
+    channels: Sequence[str],
     namespace: tuple[str, ...],
     plan: QueryPlan,
     config: RetrievalConfig,
-) -> ChannelRanking:
-    """Run one channel in its own read transaction and weight its ranking."""
+) -> list[ChannelRanking]:
+    """Run a group of :func:`channel_groups` in one read connection (the shared channels
+    in one statement) and weight each channel's ranking.
+    """
     async with Repository.open(database, autocommit=True) as repo:
-        note_ids = await CHANNEL_FUNCTIONS[channel](repo, namespace, plan, config)
-    return ChannelRanking(
-        channel, tuple(note_ids), channel_weight(config, channel, plan.round), plan.round
-    )
+        if len(channels) == 1 and channels[0] not in SHARED_CHANNELS:
+            found = {
+                channels[0]: await CHANNEL_FUNCTIONS[channels[0]](repo, namespace, plan, config)
+            }
+        else:
+            found = await shared_channels(repo, namespace, channels, plan, config)
+    return [
+        ChannelRanking(c, tuple(found[c]), channel_weight(config, c, plan.round), plan.round)
+        for c in channels
+    ]
 
 
 def channel_weight(config: RetrievalConfig, channel: str, round: int) -> float:

@@ -35,9 +35,10 @@ from langmemcore._errors import LLMOutputError, LLMUnavailableError
 from langmemcore.config import RetrievalConfig
 from langmemcore.retrieval.channels import (
     QueryPlan,
+    channel_groups,
     channel_weight,
     neighbour_channel,
-    run_channel,
+    run_channels,
 )
 from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.decompose import KeywordLookup, plan_query
@@ -93,7 +94,7 @@ class RetrievalState(TypedDict, total=False):
     token_budget: int | None
     min_confidence: float | None
     channels: tuple[str, ...]
-    channel: str
+    group: tuple[str, ...]
     plan: QueryPlan
     current: QueryPlan
     asked: list[str]
@@ -156,14 +157,14 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
 
 
 def fan_out(state: RetrievalState) -> list[Send]:
-    """One ``channel`` task per channel the current (sub-)query runs."""
+    """One ``channel`` task per group of channels the current (sub-)query runs: the
+    channels that share one statement together, each other one alone (see
+    :func:`~langmemcore.retrieval.channels.channel_groups`).
+    """
+    runnable = [c for c in state["channels"] if c not in SEEDED_CHANNELS]
     return [
-        Send(
-            "channel",
-            {"namespace": state["namespace"], "current": state["current"], "channel": channel},
-        )
-        for channel in state["channels"]
-        if channel not in SEEDED_CHANNELS
+        Send("channel", {"namespace": state["namespace"], "current": state["current"], "group": g})
+        for g in channel_groups(runnable)
     ]
 
 
@@ -175,13 +176,13 @@ def _round_channels(config: RetrievalConfig, round: int) -> tuple[str, ...]:
 
 
 async def channel(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
-    """Run one channel's ranking (the state is the task a ``Send`` carried)."""
+    """Run one group of channels' rankings (the state is the task a ``Send`` carried)."""
     ctx = runtime.context
-    ranking = await run_channel(
-        ctx.database, state["channel"], state["namespace"], state["current"], ctx.config
+    rankings = await run_channels(
+        ctx.database, state["group"], state["namespace"], state["current"], ctx.config
     )
-    count(channel_calls=1)
-    return {"rankings": [ranking]}
+    count(channel_calls=len(rankings))
+    return {"rankings": rankings}
 
 
 async def fuse_node(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:

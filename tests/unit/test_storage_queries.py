@@ -20,6 +20,9 @@ from langmemcore.storage.prepared import Prepared
 from langmemcore.storage.records import content_hash, validate_text
 from langmemcore.storage.search import channels, cues, fulltext
 from langmemcore.storage.search.evidence import evidence_rows
+from langmemcore.storage.search.fulltext_ranking import fulltext_ranking
+from langmemcore.storage.search.neighbours import neighbourhood
+from langmemcore.storage.search.shared import SHARED_CHANNELS, SharedQuery, shared_rankings
 from langmemcore.storage.topics import evolution_queries as eq
 from langmemcore.storage.topics import queries as tq
 
@@ -56,12 +59,17 @@ def own_where_clause(stmt: object) -> str:
         cues.nearest_topics("ns", VECTOR, 3),
         channels.topic_ranking("ns", VECTOR, 3, 60),
         channels.keyword_ranking("ns", [VECTOR, VECTOR], 10, 0.5, 60),
-        fulltext.fulltext_notes("ns", [("pari", 1.2), ("trip", 0.4)], 5),
+        fulltext_ranking("ns", "paris trip", 5, 1000, 20_000),
         fulltext.lexeme_statistics("ns", "paris trip"),
         fulltext.stored_lexeme_statistics("ns", "paris trip"),
         evidence_rows("ns", [1, 2]),
         channels.nearest_notes_by_speakers("ns", VECTOR, ["Caroline"], 5),
-        channels.note_similarities("ns", [1, 2], VECTOR),
+        neighbourhood("ns", [1, 2], VECTOR),
+        shared_rankings(
+            "ns",
+            SHARED_CHANNELS,
+            SharedQuery("paris", VECTOR, [VECTOR], ["Caroline"], [], 10, 0.5, 60),
+        ),
         channels.notes_in_time_range(
             "ns", datetime(2023, 1, 1, tzinfo=UTC), datetime(2023, 2, 1, tzinfo=UTC), 5
         ),
@@ -144,21 +152,6 @@ def test_oversized_text_error_names_the_limit() -> None:
     assert validate_text("x" * 100, max_chars=100) == "x" * 100
 
 
-def test_bm25_idf_prefers_rare_terms() -> None:
-    from math import log
-
-    from langmemcore.storage.search.fulltext import bm25_idf
-
-    assert bm25_idf(1, 100) == pytest.approx(log(1 + 99.5 / 1.5))
-    assert bm25_idf(1, 100) > bm25_idf(50, 100) > bm25_idf(100, 100) > 0
-
-
-def test_fulltext_quotes_lexemes_safely() -> None:
-    prepared = fulltext.fulltext_notes("ns", [("o'neil", 1.0), ("a\\b", 0.5)], 5)
-    assert prepared.params["any"] == "'o''neil' | 'a\\\\b'"
-    assert prepared.params["lexemes"] == ["'o''neil'", "'a\\\\b'"]
-
-
 def test_vectors_given_as_tuples_are_formatted_like_pgvector_once() -> None:
     from pgvector.sqlalchemy import Vector
 
@@ -198,29 +191,11 @@ def test_prepared_statements_are_built_once_per_shape() -> None:
     second = channels.keyword_ranking("b", [VECTOR, VECTOR, VECTOR], 5, 0.7, 20)
     assert first.statement is second.statement
     assert second.params["namespace"] == "b" and len(second.params["vectors"]) == 3
-    lexemes = fulltext.fulltext_notes("a", [("pari", 1.0)], 5).statement
-    assert fulltext.fulltext_notes("a", [("x", 1.0), ("y", 2.0)], 9).statement is lexemes
+    ranking = fulltext_ranking("a", "paris", 5, 1000, 20_000).statement
+    assert fulltext_ranking("b", "x y", 9, 2, 10).statement is ranking
     logged = formal.insert_query("a", "where did she go?", [3, 1])
     assert formal.insert_query("b", "when?", []).statement is logged.statement
     assert logged.params == {"namespace": "a", "query": "where did she go?", "returned": [3, 1]}
-
-
-def test_rare_terms_select_fulltext_candidates_and_common_ones_only_weigh() -> None:
-    stats = [("carolin", 40, 100, 40), ("pottery", 3, 100, 3), ("zeppelin", 0, 100, None)]
-    weighted, candidates = fulltext.weigh_terms(stats, cap=1000)
-    assert [lexeme for lexeme, _ in weighted] == ["carolin", "pottery"]
-    assert dict(weighted)["pottery"] > dict(weighted)["carolin"] > 0
-    assert candidates == ["pottery"]
-    assert fulltext.weigh_terms([("zeppelin", 0, 100, None)]) == ([], [])
-
-
-def test_when_every_term_is_common_the_rarest_by_stored_count_selects() -> None:
-    capped = [("carolin", 2, 10, 33_255), ("lgbtq", 2, 10, 1_888), ("support", 2, 10, 14_712)]
-    weighted, candidates = fulltext.weigh_terms(capped, cap=2)
-    assert len({weight for _, weight in weighted}) == 1  # at the cap the weights tie
-    assert candidates == ["lgbtq"]
-    live = [("melani", 60, 100, None), ("carolin", 50, 100, None)]
-    assert fulltext.weigh_terms(live, cap=1000)[1] == ["carolin"]
 
 
 def test_edge_writes_upsert_on_the_unique_edge_constraint() -> None:

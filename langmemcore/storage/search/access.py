@@ -15,10 +15,20 @@ from langmemcore._namespace import encode_namespace
 from langmemcore.storage._session import SessionBound
 from langmemcore.storage.models import decode_vector
 from langmemcore.storage.records import Scored
-from langmemcore.storage.search import channels, cues, evidence, fulltext, propagation
+from langmemcore.storage.search import (
+    channels,
+    cues,
+    evidence,
+    fulltext,
+    fulltext_ranking,
+    neighbours,
+    propagation,
+    shared,
+)
+from langmemcore.storage.search.shared import SharedQuery
 from langmemcore.storage.topics.queries import lock_topics
 
-__all__ = ["Evidence", "SearchAccess", "SourceRow", "Subgraph"]
+__all__ = ["Evidence", "SearchAccess", "SharedQuery", "SourceRow", "Subgraph"]
 
 
 class SourceRow(NamedTuple):
@@ -89,14 +99,23 @@ class SearchAccess(SessionBound):
         stmt = channels.nearest_notes_by_speakers(encode_namespace(namespace), vector, speakers, k)
         return [Scored(i, 1.0 - d) for i, d in await self._rows(stmt)]
 
-    async def similarities(
-        self, namespace: Sequence[str], note_ids: Sequence[int], vector: Sequence[float]
-    ) -> dict[int, float]:
-        """Cosine similarity of each active note in ``note_ids`` to ``vector``."""
-        if not note_ids:
-            return {}
-        stmt = channels.note_similarities(encode_namespace(namespace), note_ids, vector)
-        return {i: 1.0 - d for i, d in await self._rows(stmt)}
+    async def neighbourhood(
+        self, namespace: Sequence[str], anchor_ids: Sequence[int], vector: Sequence[float]
+    ) -> tuple[list[tuple[int, int, float]], dict[int, float]]:
+        """In one statement, the edges touching any anchor as ``(source, target,
+        strength)``, strongest first (ties by edge id), and the cosine similarity to
+        ``vector`` of each active note at their other ends.
+        """
+        if not anchor_ids:
+            return [], {}
+        ns = encode_namespace(namespace)
+        rows = list(await self._rows(neighbours.neighbourhood(ns, anchor_ids, vector)))
+        edges = sorted(
+            ((s, t, w, e) for kind, s, t, w, e in rows if kind == "edge"),
+            key=lambda edge: (-edge[2], edge[3]),
+        )
+        similarity = {int(i): 1.0 - d for kind, i, _t, d, _e in rows if kind == "note"}
+        return [(int(s), int(t), float(w)) for s, t, w, _e in edges], similarity
 
     async def keyword_ranking(
         self,
@@ -114,6 +133,25 @@ class SearchAccess(SessionBound):
         ns = encode_namespace(namespace)
         stmt = channels.keyword_ranking(ns, vectors, k, min_similarity, limit)
         return [int(i) for i, _score in await self._rows(stmt)]
+
+    async def shared_rankings(
+        self, namespace: Sequence[str], channels: Sequence[str], query: SharedQuery
+    ) -> dict[str, list[int]]:
+        """The rankings of the ``channels`` among the shared ones (see
+        :mod:`~langmemcore.storage.search.shared`) in one statement, by channel, best first
+        (the time channel's period after period, a note possibly twice); a channel with
+        nothing to ask ranks nothing and sends nothing.
+        """
+        rankings: dict[str, list[int]] = {c: [] for c in channels if c in shared.SHARED_CHANNELS}
+        asked = shared.asked_channels(channels, query)
+        if not asked:
+            return rankings
+        cap, total_cap = fulltext.DOCUMENT_FREQUENCY_CAP, fulltext.NOTE_COUNT_CAP
+        stmt = shared.shared_rankings(encode_namespace(namespace), asked, query, cap, total_cap)
+        rows = await self._rows(stmt)
+        for channel, _position, note_id in sorted(rows, key=lambda row: (row[0], row[1])):
+            rankings[channel].append(int(note_id))
+        return rankings
 
     async def topic_ranking(
         self, namespace: Sequence[str], vector: Sequence[float], k: int, limit: int
@@ -167,18 +205,12 @@ class SearchAccess(SessionBound):
         Document frequencies come from the statistics stored at the last topic evolution
         (terms they do not know are counted live), or are all counted live when the
         namespace has none yet. Which terms select candidates:
-        :func:`~langmemcore.storage.search.fulltext.weigh_terms`.
+        :mod:`~langmemcore.storage.search.fulltext_ranking`. One statement.
         """
-        ns = encode_namespace(namespace)
         cap, total_cap = fulltext.DOCUMENT_FREQUENCY_CAP, fulltext.NOTE_COUNT_CAP
-        stats = list(await self._rows(fulltext.stored_lexeme_statistics(ns, query, cap, total_cap)))
-        if not stats:
-            stats = list(await self._rows(fulltext.lexeme_statistics(ns, query, cap, total_cap)))
-        weighted, candidates = fulltext.weigh_terms([tuple(row) for row in stats], cap)
-        if not weighted:
-            return []
-        rows = await self._rows(fulltext.fulltext_notes(ns, weighted, k, candidates))
-        return [Scored(i, float(r)) for i, r in rows]
+        ns = encode_namespace(namespace)
+        stmt = fulltext_ranking.fulltext_ranking(ns, query, k, cap, total_cap)
+        return [Scored(i, float(r)) for i, r in await self._rows(stmt)]
 
     async def refresh_fulltext_statistics(self, namespace: Sequence[str]) -> None:
         """Store the document frequency of every lexeme of the namespace's active notes

@@ -47,9 +47,10 @@ from langmemcore.storage.prepared import (
 
 __all__ = [
     "keyword_ranking",
+    "keyword_ranking_select",
+    "nearest_by_speakers_select",
     "nearest_notes",
     "nearest_notes_by_speakers",
-    "note_similarities",
     "note_summaries",
     "notes_in_time_range",
     "topic_ranking",
@@ -77,18 +78,27 @@ def nearest_notes(
     return Prepared(_nearest_notes(), {**values, "statuses": list(statuses)})
 
 
-@cache
-def _nearest_notes_by_speakers() -> Select:
-    distance = Note.embedding.cosine_distance(vector_bind()).label("distance")
+def nearest_by_speakers_select(namespace: Any, vector: Any, speakers: Any, limit: Any) -> Select:
+    """Active notes said by one of ``speakers`` by cosine distance to ``vector`` (``id``,
+    ``distance``), top ``limit`` (the values are bind parameters or expressions).
+    """
+    distance = Note.embedding.cosine_distance(vector).label("distance")
     return (
         select(Note.id, distance)
         .where(
-            Note.namespace == text_param("namespace"),
+            Note.namespace == namespace,
             Note.status == ACTIVE,
-            Note.speakers.overlap(text_array("speakers")),
+            Note.speakers.overlap(speakers),
         )
         .order_by(distance, Note.id)
-        .limit(number("k"))
+        .limit(limit)
+    )
+
+
+@cache
+def _nearest_notes_by_speakers() -> Select:
+    return nearest_by_speakers_select(
+        text_param("namespace"), vector_bind(), text_array("speakers"), number("k")
     )
 
 
@@ -128,11 +138,12 @@ def _is_active(namespace: Any, note_id: ColumnElement[int]) -> ColumnElement[boo
     return exists().where(Note.id == note_id, Note.namespace == namespace, Note.status == ACTIVE)
 
 
-@cache
-def _keyword_ranking() -> Select:
-    namespace, vectors = text_param("namespace"), vector_array("vectors")
-    k, min_similarity, limit = number("k"), number("min_similarity", float), number("limit")
-
+def keyword_ranking_select(
+    namespace: Any, vectors: Any, k: Any, min_similarity: Any, limit: Any
+) -> Select:
+    """The keyword channel's ranking (``note_id``, ``score``; see :func:`keyword_ranking`),
+    the values being bind parameters or expressions.
+    """
     entities = (
         func.unnest(vectors).table_valued("vector", with_ordinality="entity").render_derived()
     )
@@ -173,6 +184,17 @@ def _keyword_ranking() -> Select:
         .subquery("scored")
     )
     return _active_best_first(namespace, scored, limit)
+
+
+@cache
+def _keyword_ranking() -> Select:
+    return keyword_ranking_select(
+        text_param("namespace"),
+        vector_array("vectors"),
+        number("k"),
+        number("min_similarity", float),
+        number("limit"),
+    )
 
 
 def keyword_ranking(
@@ -334,23 +356,6 @@ def notes_in_time_range(
     return Prepared(
         _notes_in_time_range(),
         {"namespace": namespace, "start": start, "end": end, "k": k, "statuses": list(statuses)},
-    )
-
-
-@cache
-def _note_similarities() -> Select:
-    return select(Note.id, Note.embedding.cosine_distance(vector_bind())).where(
-        Note.namespace == text_param("namespace"),
-        Note.status == ACTIVE,
-        Note.id == any_(id_array("note_ids")),
-    )
-
-
-def note_similarities(namespace: str, note_ids: Sequence[int], vector: Sequence[float]) -> Prepared:
-    """(``id``, ``distance``) to ``vector`` of the active notes among ``note_ids``."""
-    return Prepared(
-        _note_similarities(),
-        {"namespace": namespace, "note_ids": list(note_ids), "vector": vector_param(vector)},
     )
 
 

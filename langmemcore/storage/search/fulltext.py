@@ -1,5 +1,5 @@
-"""Pure SQL builders of the full-text channel: term statistics (live, stored and their
-refresh) and the IDF-weighted ranking.
+"""Pure SQL builders of the full-text channel's term statistics: live, stored and their
+refresh (the ranking that reads them: :mod:`~langmemcore.storage.search.fulltext_ranking`).
 
 A term's weight is BM25's inverse document frequency among the namespace's active notes.
 Counting a common term live costs a GIN bitmap of every note holding it, so the counts
@@ -11,8 +11,6 @@ ones.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -21,31 +19,27 @@ from sqlalchemy import (
     Delete,
     Insert,
     Select,
-    cast,
     delete,
     func,
     literal_column,
     null,
     select,
 )
-from sqlalchemy.dialects.postgresql import ARRAY, TSQUERY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from langmemcore.storage.models import ACTIVE, FulltextStatistics, LexemeStats, Note
-from langmemcore.storage.prepared import Prepared, float_array, number, text_array, text_param
+from langmemcore.storage.prepared import Prepared, number, text_param
 
 __all__ = [
     "DOCUMENT_FREQUENCY_CAP",
     "NOTE_COUNT_CAP",
-    "TermStatistics",
-    "bm25_idf",
     "clear_lexeme_stats",
-    "fulltext_notes",
     "insert_lexeme_stats",
+    "live_document_frequency",
+    "live_note_count",
     "lexeme_statistics",
     "stored_lexeme_statistics",
     "upsert_namespace_stats",
-    "weigh_terms",
 ]
 
 
@@ -59,7 +53,18 @@ def _query_lexemes() -> Any:
     ).subquery("lexemes")
 
 
-def _live_df(namespace: Any, lexeme: ColumnElement[Any], cap: Any) -> Any:
+def live_note_count(namespace: Any, cap: Any) -> Any:
+    """Active notes of the namespace, counted up to ``cap`` (a scalar subquery)."""
+    active = (
+        select(Note.id)
+        .where(Note.namespace == namespace, Note.status == ACTIVE)
+        .limit(cap)
+        .subquery()
+    )
+    return select(func.count()).select_from(active).scalar_subquery()
+
+
+def live_document_frequency(namespace: Any, lexeme: ColumnElement[Any], cap: Any) -> Any:
     """Active notes of the namespace holding ``lexeme``, counted up to ``cap``."""
     simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
     matching = (
@@ -85,43 +90,6 @@ NOTE_COUNT_CAP = 20_000
 frequencies (beyond it the weights hardly change, and counting would cost a scan)."""
 
 
-def bm25_idf(document_frequency: int, total: int) -> float:
-    """BM25's inverse document frequency, ``ln(1 + (N - df + 0.5) / (df + 0.5))``."""
-    return math.log(1.0 + (total - document_frequency + 0.5) / (document_frequency + 0.5))
-
-
-TermStatistics = tuple[str, int, int, int | None]
-"""A query lexeme's row of :func:`lexeme_statistics` / :func:`stored_lexeme_statistics`:
-``(lexeme, df, total, stored_df)``."""
-
-
-def weigh_terms(
-    stats: Sequence[TermStatistics], cap: int = DOCUMENT_FREQUENCY_CAP
-) -> tuple[list[tuple[str, float]], list[str]]:
-    """Weigh the query's terms and choose those that select full-text candidates.
-
-    Every term found in some note weighs its BM25 IDF. Terms found in more than a tenth
-    of the notes (speaker names, say), or in at least ``cap`` notes, weigh in but do not
-    select candidates on their own, unless every term is that common: then the rarest of
-    them does, by the stored, uncapped counts where known (at the cap, counts tie).
-
-    Args:
-        stats: One row per query lexeme, in the statement's order.
-        cap: The cap the document frequencies were counted up to.
-
-    Returns:
-        ``(lexeme, weight)`` of the terms found in some note, and the candidate terms;
-        both empty when no term is found.
-    """
-    found = [row for row in stats if row[1]]
-    weighted = [(lexeme, bm25_idf(df, total)) for lexeme, df, total, _ in found]
-    rare = [lexeme for lexeme, df, total, _ in found if df <= 0.1 * total and df < cap]
-    if rare or not found:
-        return weighted, rare
-    rarest = min(found, key=lambda row: row[3] or row[1])
-    return weighted, [rarest[0]]
-
-
 def _statistics_values(namespace: str, query: str, cap: int, total_cap: int) -> dict[str, Any]:
     return {"namespace": namespace, "q": query, "cap": cap, "total_cap": total_cap}
 
@@ -130,14 +98,8 @@ def _statistics_values(namespace: str, query: str, cap: int, total_cap: int) -> 
 def _lexeme_statistics() -> Select:
     namespace, cap = text_param("namespace"), number("cap")
     lexemes = _query_lexemes()
-    active = (
-        select(Note.id)
-        .where(Note.namespace == namespace, Note.status == ACTIVE)
-        .limit(number("total_cap"))
-        .subquery()
-    )
-    total = select(func.count()).select_from(active).scalar_subquery()
-    df = _live_df(namespace, lexemes.c.lexeme, cap)
+    total = live_note_count(namespace, number("total_cap"))
+    df = live_document_frequency(namespace, lexemes.c.lexeme, cap)
     return select(lexemes.c.lexeme, df.label("df"), total.label("total"), null().label("stored_df"))
 
 
@@ -158,7 +120,7 @@ def lexeme_statistics(
 def _stored_lexeme_statistics() -> Select:
     namespace, cap = text_param("namespace"), number("cap")
     lexemes = _query_lexemes()
-    live = _live_df(namespace, lexemes.c.lexeme, cap)
+    live = live_document_frequency(namespace, lexemes.c.lexeme, cap)
     df = func.least(func.coalesce(LexemeStats.df, live), cap)
     total = func.least(FulltextStatistics.active_notes, number("total_cap"))
     return (
@@ -243,62 +205,3 @@ def _upsert_namespace_stats() -> Insert:
 def upsert_namespace_stats(namespace: str) -> Prepared:
     """Record the namespace's active notes and the time of this refresh."""
     return Prepared(_upsert_namespace_stats(), {"namespace": namespace})
-
-
-def _tsquery_literal(lexeme: str) -> str:
-    """Quote a lexeme for ``to_tsquery`` (quotes doubled, backslashes escaped)."""
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-@cache
-def _fulltext_notes() -> Select:
-    simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
-    any_term = func.to_tsquery(simple, text_param("any"))
-    # each lexeme as a tsquery, parsed once per statement rather than once per note
-    lexemes = cast(text_array("lexemes"), ARRAY(TSQUERY))
-    terms = (
-        func.unnest(lexemes, float_array("weights"))
-        .table_valued("query", "weight")
-        .render_derived(name="terms")
-    )
-    matched = (
-        select(func.coalesce(func.sum(terms.c.weight), 0.0))
-        .select_from(terms)
-        .where(Note.tsv.op("@@")(terms.c.query))
-        .correlate(Note)
-        .scalar_subquery()
-    )
-    score = (func.ts_rank(Note.tsv, any_term) * 0.01 + matched).label("score")
-    return (
-        select(Note.id, score)
-        .where(
-            Note.namespace == text_param("namespace"),
-            Note.status == ACTIVE,
-            Note.tsv.op("@@")(any_term),
-        )
-        .order_by(score.desc(), Note.id)
-        .limit(number("k"))
-    )
-
-
-def fulltext_notes(
-    namespace: str,
-    weighted: Sequence[tuple[str, float]],
-    k: int,
-    candidates: Sequence[str] | None = None,
-) -> Prepared:
-    """Notes matching any of the ``candidates`` lexemes (default: all), scored by the sum
-    of the weights (IDF) of every lexeme they match, ``ts_rank`` breaking ties
-    (``id``, ``score``).
-    """
-    chosen = list(candidates) if candidates else [lex for lex, _w in weighted]
-    return Prepared(
-        _fulltext_notes(),
-        {
-            "namespace": namespace,
-            "any": " | ".join(_tsquery_literal(lex) for lex in chosen),
-            "lexemes": [_tsquery_literal(lex) for lex, _w in weighted],
-            "weights": [float(w) for _lex, w in weighted],
-            "k": k,
-        },
-    )

@@ -1,0 +1,108 @@
+"""What one offline search sends to the database: the channels that share one statement
+rank exactly as each channel alone, and a default search sends a pinned number of
+statements (so that a change adding round trips fails here)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from langmemcore.config import RetrievalConfig
+from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.memory import Memory
+from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS, shared_channels
+from langmemcore.retrieval.decompose import plan_query
+from langmemcore.storage import Database, Repository
+from langmemcore.storage.search.shared import SHARED_CHANNELS
+from tests.integration.conftest import sql_statements
+from tests.integration.test_retrieval import Built, build
+
+QUERIES = (
+    "What did Melanie do in June 2023?",
+    "Did Caroline go to a pride parade with friends in May or June 2023?",
+    "Which agencies for adopting?",
+    "Did Melanie paint the lake at sunrise after her pottery class?",
+)
+
+
+@pytest.fixture()
+async def built(database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]) -> Built:
+    return await build(database, embeddings, ns)
+
+
+@pytest.mark.parametrize("depth", [60, 2])
+@pytest.mark.parametrize("query", QUERIES)
+async def test_shared_statement_ranks_as_each_channel_alone(
+    built: Built, database: Database, embeddings: LocalEmbeddings, query: str, depth: int
+) -> None:
+    plan = await plan_query(query, embeddings)
+    config = replace(RetrievalConfig(), depth=depth)
+    async with Repository.open(database, autocommit=True) as repo:
+        alone = {
+            c: await CHANNEL_FUNCTIONS[c](repo, built.namespace, plan, config)
+            for c in SHARED_CHANNELS
+        }
+        with sql_statements(database) as sent:
+            together = await shared_channels(repo, built.namespace, SHARED_CHANNELS, plan, config)
+    assert together == alone
+    assert len(sent) == 1
+    assert any(alone.values())
+
+
+async def test_shared_channels_with_nothing_to_ask_send_nothing(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    plan = replace(await plan_query("Which agencies for adopting?", embeddings), entities=())
+    async with Repository.open(database, autocommit=True) as repo:
+        with sql_statements(database) as sent:
+            found = await shared_channels(
+                repo, built.namespace, ("speaker", "time"), plan, RetrievalConfig()
+            )
+    assert found == {"speaker": [], "time": []}
+    assert sent == []
+
+
+async def test_time_channel_in_the_shared_statement_finds_the_named_month(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    plan = await plan_query("What did Melanie do in June 2023?", embeddings)
+    assert plan.times
+    async with Repository.open(database, autocommit=True) as repo:
+        found = await shared_channels(repo, built.namespace, ("time",), plan, RetrievalConfig())
+    assert found == {"time": [built.ids["race"], built.ids["parade"]]}
+
+
+async def test_an_offline_default_search_sends_five_statements(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    # the stored keyword vectors, the shared channels (keyword, vector, speaker, full text,
+    # time), the neighbour channel, the evidence packed, the query log
+    memory = Memory(database, embeddings)
+    query = "Did Melanie paint the lake at sunrise in May 2023?"
+    with sql_statements(database) as sent:
+        found = await memory.asearch(built.namespace, query)
+    assert found[0].note_id == built.ids["sunrise"]
+    assert len(sent) == 5
+
+
+async def test_full_text_in_one_statement_lets_only_rare_terms_select(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    texts = [f"note {i} about the weather" for i in range(20)]
+    texts += ["the weather spoiled the pottery class", "a pottery wheel"]
+    vectors = embeddings.embed_documents(texts)
+    async with Repository.open(database) as repo:
+        ids = [
+            await repo.insert_note(ns, context=t, embedding=v, keywords=[], source_ids=[])
+            for t, v in zip(texts, vectors, strict=True)
+        ]
+    async with Repository.open(database, autocommit=True) as repo:
+        with sql_statements(database) as sent:
+            found = await repo.fulltext_notes(ns, "weather pottery", 10)
+        # "weather" is in 21 of 22 notes: it weighs in but selects no candidate
+        assert [s.id for s in found] == [ids[-2], ids[-1]]
+        assert found[0].score > found[1].score
+        assert len(sent) == 1
+        assert await repo.fulltext_notes(ns, "weather", 3) != []  # all common: the rarest
+        assert await repo.fulltext_notes(ns, "O'Neil's back\\slash zeppelin", 5) == []
