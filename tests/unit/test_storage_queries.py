@@ -60,8 +60,6 @@ def own_where_clause(stmt: object) -> str:
         channels.topic_ranking("ns", VECTOR, 3, 60),
         channels.keyword_ranking("ns", [VECTOR, VECTOR], 10, 0.5, 60),
         fulltext_ranking("ns", "paris trip", 5, 1000, 20_000),
-        fulltext.lexeme_statistics("ns", "paris trip"),
-        fulltext.stored_lexeme_statistics("ns", "paris trip"),
         evidence_rows("ns", [1, 2]),
         channels.nearest_notes_by_speakers("ns", VECTOR, ["Caroline"], 5),
         neighbourhood("ns", [1, 2], VECTOR),
@@ -169,7 +167,7 @@ def test_vectors_given_as_tuples_are_formatted_like_pgvector_once() -> None:
 
 
 def test_stored_statistics_are_scoped_and_capped_like_live_ones() -> None:
-    text = sql(fulltext.stored_lexeme_statistics("ns", "paris trip", 7, 11))
+    text = sql(fulltext_ranking("ns", "paris trip", 5, 7, 11))
     assert "least(coalesce(lexeme_stats.df" in text and "least(namespace_stats.active_notes" in text
     assert "coalesce(" in text  # unknown lexemes are counted live
     for stmt in (fulltext.clear_lexeme_stats("ns"), fulltext.insert_lexeme_stats("ns")):

@@ -18,17 +18,15 @@ from sqlalchemy import (
     ColumnElement,
     Delete,
     Insert,
-    Select,
     delete,
     func,
     literal_column,
-    null,
     select,
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from langmemcore.storage.models import ACTIVE, FulltextStatistics, LexemeStats, Note
-from langmemcore.storage.prepared import Prepared, number, text_param
+from langmemcore.storage.prepared import Prepared, text_param
 
 __all__ = [
     "DOCUMENT_FREQUENCY_CAP",
@@ -37,20 +35,8 @@ __all__ = [
     "insert_lexeme_stats",
     "live_document_frequency",
     "live_note_count",
-    "lexeme_statistics",
-    "stored_lexeme_statistics",
     "upsert_namespace_stats",
 ]
-
-
-def _query_lexemes() -> Any:
-    """The query's English lexemes, one row each (column ``lexeme``)."""
-    english: ColumnElement[Any] = literal_column("'english'::regconfig")
-    return select(
-        func.unnest(func.tsvector_to_array(func.to_tsvector(english, text_param("q")))).label(
-            "lexeme"
-        )
-    ).subquery("lexemes")
 
 
 def live_note_count(namespace: Any, cap: Any) -> Any:
@@ -88,71 +74,6 @@ next to nothing and no longer selects full-text candidates on its own."""
 NOTE_COUNT_CAP = 20_000
 """The active notes of a namespace are counted up to this many for inverse document
 frequencies (beyond it the weights hardly change, and counting would cost a scan)."""
-
-
-def _statistics_values(namespace: str, query: str, cap: int, total_cap: int) -> dict[str, Any]:
-    return {"namespace": namespace, "q": query, "cap": cap, "total_cap": total_cap}
-
-
-@cache
-def _lexeme_statistics() -> Select:
-    namespace, cap = text_param("namespace"), number("cap")
-    lexemes = _query_lexemes()
-    total = live_note_count(namespace, number("total_cap"))
-    df = live_document_frequency(namespace, lexemes.c.lexeme, cap)
-    return select(lexemes.c.lexeme, df.label("df"), total.label("total"), null().label("stored_df"))
-
-
-def lexeme_statistics(
-    namespace: str,
-    query: str,
-    cap: int = DOCUMENT_FREQUENCY_CAP,
-    total_cap: int = NOTE_COUNT_CAP,
-) -> Prepared:
-    """The query's English lexemes with their document frequency among the namespace's
-    active notes, counted live up to ``cap``, plus the number of active notes counted up
-    to ``total_cap`` (``lexeme``, ``df``, ``total``, ``stored_df``: here always null).
-    """
-    return Prepared(_lexeme_statistics(), _statistics_values(namespace, query, cap, total_cap))
-
-
-@cache
-def _stored_lexeme_statistics() -> Select:
-    namespace, cap = text_param("namespace"), number("cap")
-    lexemes = _query_lexemes()
-    live = live_document_frequency(namespace, lexemes.c.lexeme, cap)
-    df = func.least(func.coalesce(LexemeStats.df, live), cap)
-    total = func.least(FulltextStatistics.active_notes, number("total_cap"))
-    return (
-        select(
-            lexemes.c.lexeme,
-            df.label("df"),
-            total.label("total"),
-            LexemeStats.df.label("stored_df"),
-        )
-        .select_from(lexemes)
-        .join(FulltextStatistics, FulltextStatistics.namespace == namespace)
-        .outerjoin(
-            LexemeStats,
-            (LexemeStats.namespace == namespace) & (LexemeStats.lexeme == lexemes.c.lexeme),
-        )
-    )
-
-
-def stored_lexeme_statistics(
-    namespace: str,
-    query: str,
-    cap: int = DOCUMENT_FREQUENCY_CAP,
-    total_cap: int = NOTE_COUNT_CAP,
-) -> Prepared:
-    """Like :func:`lexeme_statistics`, from the stored statistics: a lexeme they do not
-    know is counted live (it can only be in notes written since the refresh). No rows
-    when the namespace's statistics were never refreshed. ``stored_df`` is the stored
-    count, uncapped (null for a lexeme counted live): it tells which of two terms past the
-    cap is rarer.
-    """
-    values = _statistics_values(namespace, query, cap, total_cap)
-    return Prepared(_stored_lexeme_statistics(), values)
 
 
 @cache
