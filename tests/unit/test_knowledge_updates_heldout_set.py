@@ -1,0 +1,307 @@
+"""The blind held-out knowledge-update set is well formed.
+
+Checked without memory: the loader accepts it, its keys and ids are unique, every fact
+names two turns of its own conversation spoken by its subject with the older one in a
+strictly earlier session, both questions are present and distinct, and the set holds the
+size and aspect spread it was written to. Each check is a function returning its
+problems, and each is shown to find one in a copy of the set broken on purpose.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from collections.abc import Callable
+from datetime import datetime
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langmemcore._errors import InvalidInputError
+from langmemcore.eval.knowledge_updates import load_update_set
+
+SET = Path(__file__).parents[1] / "data" / "knowledge_updates_heldout.json"
+MAIN_ASPECTS = ("home", "work", "pet", "relationship", "plan", "possession")
+MIN_FACTS = 40
+MIN_PER_MAIN_ASPECT = 4
+
+Raw = dict[str, Any]
+
+
+def _raw() -> Raw:
+    data: Raw = json.loads(SET.read_text(encoding="utf-8"))
+    return data
+
+
+def _turns(raw: Raw) -> dict[tuple[str, str], tuple[str, datetime]]:
+    """(conversation id, turn key) -> (speaker, session time)."""
+    turns = {}
+    for conversation in raw["conversations"]:
+        for session in conversation["sessions"]:
+            when = datetime.fromisoformat(session["time"])
+            for turn in session["turns"]:
+                turns[(conversation["id"], turn["key"])] = (turn["speaker"], when)
+    return turns
+
+
+def _duplicates(values: list[str]) -> list[str]:
+    return sorted(value for value, count in Counter(values).items() if count > 1)
+
+
+def duplicate_keys(raw: Raw) -> list[str]:
+    """Turn keys used more than once in the whole set."""
+    return _duplicates(
+        [
+            turn["key"]
+            for conversation in raw["conversations"]
+            for session in conversation["sessions"]
+            for turn in session["turns"]
+        ]
+    )
+
+
+def duplicate_ids(raw: Raw) -> list[str]:
+    """Conversation ids or fact ids used more than once."""
+    return _duplicates([c["id"] for c in raw["conversations"]]) + _duplicates(
+        [f["id"] for f in raw["facts"]]
+    )
+
+
+def misplaced_turns(raw: Raw) -> list[str]:
+    """Facts whose older or newer turn is not in its conversation or not by its subject."""
+    turns = _turns(raw)
+    problems = []
+    for fact in raw["facts"]:
+        for key in (fact["older"], fact["newer"]):
+            found = turns.get((fact["conversation"], key))
+            if found is None or found[0] != fact["subject"]:
+                problems.append(f"{fact['id']}: {key}")
+    return problems
+
+
+def misordered_facts(raw: Raw) -> list[str]:
+    """Facts whose older turn's session is not strictly earlier than the newer's."""
+    turns = _turns(raw)
+    problems = []
+    for fact in raw["facts"]:
+        older = turns.get((fact["conversation"], fact["older"]))
+        newer = turns.get((fact["conversation"], fact["newer"]))
+        if older is None or newer is None or not older[1] < newer[1]:
+            problems.append(fact["id"])
+    return problems
+
+
+def bad_questions(raw: Raw) -> list[str]:
+    """Facts lacking a question, or asking the same one twice."""
+    problems = []
+    for fact in raw["facts"]:
+        current = fact.get("current_question", "").strip()
+        past = fact.get("past_question", "").strip()
+        if not current or not past or current.lower() == past.lower():
+            problems.append(fact["id"])
+    return problems
+
+
+def thin_aspects(raw: Raw) -> list[str]:
+    """Main aspects with fewer than ``MIN_PER_MAIN_ASPECT`` facts."""
+    counts = Counter(fact["aspect"] for fact in raw["facts"])
+    return [aspect for aspect in MAIN_ASPECTS if counts[aspect] < MIN_PER_MAIN_ASPECT]
+
+
+def bad_conversations(raw: Raw) -> list[str]:
+    """Conversations not between two speakers, with a turn by someone else, with sessions
+    out of order or without a timezone, or a fact whose subject is not one of them."""
+    problems = []
+    speakers = {}
+    for conversation in raw["conversations"]:
+        names = conversation["speakers"]
+        speakers[conversation["id"]] = set(names)
+        times = [datetime.fromisoformat(s["time"]) for s in conversation["sessions"]]
+        by_others = [
+            t for s in conversation["sessions"] for t in s["turns"] if t["speaker"] not in names
+        ]
+        if (
+            len(set(names)) != 2
+            or by_others
+            or any(t.tzinfo is None for t in times)
+            or any(a >= b for a, b in pairwise(times))
+        ):
+            problems.append(conversation["id"])
+    for fact in raw["facts"]:
+        if fact["subject"] not in speakers.get(fact["conversation"], set()):
+            problems.append(fact["id"])
+    return problems
+
+
+def wrong_size(raw: Raw) -> list[str]:
+    """Departures from the size written to: at least ``MIN_FACTS`` facts, 12-14 chats of
+    3-5 sessions, 12-20 turns a session."""
+    problems = []
+    if len(raw["facts"]) < MIN_FACTS:
+        problems.append(f"{len(raw['facts'])} facts")
+    if not 12 <= len(raw["conversations"]) <= 14:
+        problems.append(f"{len(raw['conversations'])} conversations")
+    for conversation in raw["conversations"]:
+        if not 3 <= len(conversation["sessions"]) <= 5:
+            problems.append(conversation["id"])
+        for session in conversation["sessions"]:
+            if not 12 <= len(session["turns"]) <= 20:
+                problems.append(f"{conversation['id']} {session['time']}")
+    return problems
+
+
+CHECKS: dict[str, Callable[[Raw], list[str]]] = {
+    "keys": duplicate_keys,
+    "ids": duplicate_ids,
+    "turns": misplaced_turns,
+    "order": misordered_facts,
+    "questions": bad_questions,
+    "aspects": thin_aspects,
+    "conversations": bad_conversations,
+    "size": wrong_size,
+}
+
+
+def _first_turn(raw: Raw, conversation: int, session: int) -> Raw:
+    turn: Raw = raw["conversations"][conversation]["sessions"][session]["turns"][0]
+    return turn
+
+
+def _reuse_key(raw: Raw) -> None:
+    _first_turn(raw, 1, 0)["key"] = _first_turn(raw, 0, 0)["key"]
+
+
+def _reuse_fact_id(raw: Raw) -> None:
+    raw["facts"][1]["id"] = raw["facts"][0]["id"]
+
+
+def _name_other_conversation(raw: Raw) -> None:
+    other = next(f for f in raw["facts"] if f["conversation"] != raw["facts"][0]["conversation"])
+    raw["facts"][0]["newer"] = other["newer"]
+
+
+def _give_turn_to_other_speaker(raw: Raw) -> None:
+    fact = raw["facts"][0]
+    conversation = next(c for c in raw["conversations"] if c["id"] == fact["conversation"])
+    other = next(name for name in conversation["speakers"] if name != fact["subject"])
+    for session in conversation["sessions"]:
+        for turn in session["turns"]:
+            if turn["key"] == fact["older"]:
+                turn["speaker"] = other
+
+
+def _swap_older_newer(raw: Raw) -> None:
+    fact = raw["facts"][0]
+    fact["older"], fact["newer"] = fact["newer"], fact["older"]
+
+
+def _same_session(raw: Raw) -> None:
+    fact = raw["facts"][0]
+    conversation = next(c for c in raw["conversations"] if c["id"] == fact["conversation"])
+    session = next(
+        s for s in conversation["sessions"] if any(t["key"] == fact["newer"] for t in s["turns"])
+    )
+    twin = next(
+        t for t in session["turns"] if t["speaker"] == fact["subject"] and t["key"] != fact["newer"]
+    )
+    fact["older"] = twin["key"]
+
+
+def _repeat_question(raw: Raw) -> None:
+    raw["facts"][0]["past_question"] = raw["facts"][0]["current_question"]
+
+
+def _drop_question(raw: Raw) -> None:
+    raw["facts"][0]["current_question"] = " "
+
+
+def _thin_out_pets(raw: Raw) -> None:
+    pets = [f["id"] for f in raw["facts"] if f["aspect"] == "pet"]
+    raw["facts"] = [f for f in raw["facts"] if f["id"] not in pets[MIN_PER_MAIN_ASPECT - 1 :]]
+
+
+def _too_few_facts(raw: Raw) -> None:
+    raw["facts"] = raw["facts"][: MIN_FACTS - 1]
+
+
+def _short_session(raw: Raw) -> None:
+    session = raw["conversations"][0]["sessions"][-1]
+    session["turns"] = session["turns"][:11]
+
+
+def _session_without_timezone(raw: Raw) -> None:
+    raw["conversations"][0]["sessions"][0]["time"] = "2021-03-14T18:20:00"
+
+
+def _sessions_out_of_order(raw: Raw) -> None:
+    first, second = raw["conversations"][0]["sessions"][:2]
+    first["time"], second["time"] = second["time"], first["time"]
+
+
+def _stranger_as_subject(raw: Raw) -> None:
+    raw["facts"][0]["subject"] = "Someone Else"
+
+
+def _third_speaker(raw: Raw) -> None:
+    _first_turn(raw, 0, 1)["speaker"] = "Someone Else"
+
+
+BREAKAGES: list[tuple[str, Callable[[Raw], None]]] = [
+    ("keys", _reuse_key),
+    ("ids", _reuse_fact_id),
+    ("turns", _name_other_conversation),
+    ("turns", _give_turn_to_other_speaker),
+    ("order", _swap_older_newer),
+    ("order", _same_session),
+    ("questions", _repeat_question),
+    ("questions", _drop_question),
+    ("aspects", _thin_out_pets),
+    ("conversations", _session_without_timezone),
+    ("conversations", _third_speaker),
+    ("conversations", _sessions_out_of_order),
+    ("conversations", _stranger_as_subject),
+    ("size", _too_few_facts),
+    ("size", _short_session),
+]
+
+
+def test_the_loader_accepts_the_set_and_keeps_every_turn_and_fact() -> None:
+    raw = _raw()
+    updates = load_update_set(SET)
+    assert len(updates.facts) == len(raw["facts"])
+    assert [c.id for c in updates.conversations] == [c["id"] for c in raw["conversations"]]
+    turns = sum(len(s["turns"]) for c in raw["conversations"] for s in c["sessions"])
+    assert sum(len(c.observations) for c in updates.conversations) == turns
+
+
+def test_the_loader_rejects_a_fact_naming_a_missing_turn(tmp_path: Path) -> None:
+    raw = _raw()
+    raw["facts"][0]["older"] = "no-such-turn"
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(InvalidInputError):
+        load_update_set(broken)
+
+
+@pytest.mark.parametrize("check", sorted(CHECKS))
+def test_the_set_passes_every_check(check: str) -> None:
+    assert CHECKS[check](_raw()) == []
+
+
+@pytest.mark.parametrize(("check", "breakage"), BREAKAGES, ids=[b.__name__ for _, b in BREAKAGES])
+def test_each_check_finds_a_set_broken_on_purpose(
+    check: str, breakage: Callable[[Raw], None]
+) -> None:
+    raw = copy.deepcopy(_raw())
+    breakage(raw)
+    assert CHECKS[check](raw) != []
+
+
+def test_the_description_says_it_is_blind_and_held_out() -> None:
+    description = _raw()["description"].lower()
+    assert "blind" in description
+    assert "held-out" in description
+    assert "never tune" in description
