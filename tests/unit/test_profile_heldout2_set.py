@@ -1,14 +1,18 @@
-"""The second, blind held-out profile set is well formed and internally consistent.
+"""The blind held-out profile sets are well formed and internally consistent.
 
-Checked without the extractor: the shape and the labelling vocabulary, the expected
-profile against the package's pure replay (`langmemcore.profiles.resolve`), the listed
-changes against the events of that replay, and the size the set was written to.
+Covers `profile_heldout2.json` and `profile_heldout3.json`, each against the size it was
+written to. Checked without the extractor: the shape and the labelling vocabulary, the
+expected profile against the package's pure replay (`langmemcore.profiles.resolve`), the
+listed changes against the events of that replay, and the size. Each check is a function
+that raises `AssertionError`; the last tests feed them broken copies to show they can fail.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -19,16 +23,38 @@ from langmemcore.profiles.aspects import ASPECTS, is_single_valued
 from langmemcore.profiles.resolve import resolve_chain
 from langmemcore.storage.profiles.records import ChainValue, StoredStatement
 
-SET_PATH = Path(__file__).parents[1] / "data" / "profile_heldout2.json"
-DATA: dict[str, Any] = json.loads(SET_PATH.read_text(encoding="utf-8"))
-CONVERSATIONS: list[dict[str, Any]] = DATA["conversations"]
-IDS = [c["id"] for c in CONVERSATIONS]
+DATA_DIR = Path(__file__).parents[1] / "data"
 
 Chains = dict[tuple[str, str], list[ChainValue]]
 
 
-def _labels() -> list[dict[str, Any]]:
-    return [s for c in CONVERSATIONS for t in c["turns"] for s in t["statements"]]
+@dataclass(frozen=True)
+class SetSize:
+    """The size a blind set was written to (each a minimum unless said otherwise)."""
+
+    conversations: int
+    """Conversations in the set."""
+    labels: int
+    """Labelled statements, endings included."""
+    stated: int
+    """Labelled statements that state a value (not endings)."""
+    changes: int
+    """Listed changes (a value replaced or ended)."""
+    turns: tuple[int, int]
+    """Fewest and most turns a conversation has."""
+    years: int
+    """Distinct years the turns' dates span."""
+
+
+SETS: dict[str, SetSize] = {
+    "profile_heldout2.json": SetSize(10, 70, 55, 25, (6, 14), 4),
+    "profile_heldout3.json": SetSize(12, 150, 110, 32, (6, 16), 6),
+}
+DATA: dict[str, dict[str, Any]] = {
+    name: json.loads((DATA_DIR / name).read_text(encoding="utf-8")) for name in SETS
+}
+CASES = [(name, c) for name, data in DATA.items() for c in data["conversations"]]
+CASE_IDS = [f"{name.removesuffix('.json')}-{c['id']}" for name, c in CASES]
 
 
 def _stored(turn_index: int, position: int, turn: dict[str, Any]) -> StoredStatement:
@@ -84,12 +110,25 @@ def _events(aspect: str, values: list[ChainValue]) -> list[tuple[str, str | None
     return events
 
 
-def test_the_set_has_the_shape_of_the_other_profile_sets() -> None:
-    assert DATA["conventions"] == "see profile_facts.json" and DATA["description"]
-    assert len(set(IDS)) == len(IDS)
-    for conversation in CONVERSATIONS:
+def replay_changes(conversation: dict[str, Any]) -> Counter[tuple[str, str, str, str | None]]:
+    """Every change the replay of the conversation's labels makes."""
+    return Counter(
+        (subject, aspect, before, after)
+        for (subject, aspect), values in replay_chains(conversation).items()
+        for before, after in _events(aspect, values)
+    )
+
+
+def check_shape(data: dict[str, Any], size: SetSize) -> None:
+    """The set's keys, labelling vocabulary and turn counts."""
+    assert data["conventions"] == "see profile_facts.json"
+    assert "blind" in data["description"].lower()
+    ids = [c["id"] for c in data["conversations"]]
+    assert len(set(ids)) == len(ids)
+    for conversation in data["conversations"]:
         assert set(conversation) == {"id", "speakers", "turns", "profile", "changes"}
-        assert 6 <= len(conversation["turns"]) <= 14, conversation["id"]
+        low, high = size.turns
+        assert low <= len(conversation["turns"]) <= high, conversation["id"]
         for turn in conversation["turns"]:
             assert set(turn) == {"speaker", "date", "text", "statements"}
             assert turn["speaker"] in conversation["speakers"] and turn["text"].strip()
@@ -101,47 +140,37 @@ def test_the_set_has_the_shape_of_the_other_profile_sets() -> None:
                 assert label["value"] == label["value"].strip()
 
 
-@pytest.mark.parametrize("conversation", CONVERSATIONS, ids=IDS)
-def test_turn_dates_run_forward(conversation: dict[str, Any]) -> None:
+def check_dates(conversation: dict[str, Any]) -> None:
+    """Turn dates run forward."""
     dates = [date.fromisoformat(t["date"]) for t in conversation["turns"]]
     assert dates == sorted(dates)
 
 
-@pytest.mark.parametrize("conversation", CONVERSATIONS, ids=IDS)
-def test_first_person_labels_name_the_speaker(conversation: dict[str, Any]) -> None:
-    """A label about a speaker is made by that speaker or names them in the text."""
+def check_subjects(conversation: dict[str, Any]) -> None:
+    """A label about a speaker is made by that speaker or names them in the text; a label
+    about anyone else names them in the text."""
     for turn in conversation["turns"]:
         for label in turn["statements"]:
-            subject = label["subject"]
-            if subject in conversation["speakers"] and subject != turn["speaker"]:
-                assert subject in turn["text"], (turn["text"], label)
-            if subject not in conversation["speakers"]:
-                assert subject in turn["text"], (turn["text"], label)
+            if label["subject"] != turn["speaker"]:
+                assert label["subject"] in turn["text"], (turn["text"], label)
 
 
-@pytest.mark.parametrize("conversation", CONVERSATIONS, ids=IDS)
-def test_the_profile_is_the_replay_of_the_statements(conversation: dict[str, Any]) -> None:
+def check_profile(conversation: dict[str, Any]) -> None:
+    """The expected profile is the replay of the labels, single-valued aspects hold at
+    most one current value, and no value is both current and history."""
     assert conversation["profile"] == replay_profile(conversation)
     for aspects in conversation["profile"].values():
-        for slot in aspects.values():
+        for aspect, slot in aspects.items():
             assert not set(slot["current"]) & set(slot["history"]), slot
+            assert len(slot["current"]) <= 1 or not is_single_valued(aspect), slot
 
 
-@pytest.mark.parametrize("conversation", CONVERSATIONS, ids=IDS)
-def test_changes_are_exactly_the_replay_events(conversation: dict[str, Any]) -> None:
+def check_changes(conversation: dict[str, Any]) -> None:
+    """The listed changes are exactly the replay's, each history before and current after."""
     listed = Counter(
         (c["subject"], c["aspect"], c["before"], c["after"]) for c in conversation["changes"]
     )
-    replayed = Counter(
-        (subject, aspect, before, after)
-        for (subject, aspect), values in replay_chains(conversation).items()
-        for before, after in _events(aspect, values)
-    )
-    assert listed == replayed
-
-
-@pytest.mark.parametrize("conversation", CONVERSATIONS, ids=IDS)
-def test_each_change_is_history_before_and_current_after(conversation: dict[str, Any]) -> None:
+    assert listed == replay_changes(conversation)
     for change in conversation["changes"]:
         assert set(change) == {"subject", "aspect", "before", "after"}
         slot = conversation["profile"][change["subject"]][change["aspect"]]
@@ -152,31 +181,88 @@ def test_each_change_is_history_before_and_current_after(conversation: dict[str,
             assert change["after"] in slot["current"] + slot["history"], change
 
 
-def test_single_valued_aspects_hold_one_current_value() -> None:
-    for conversation in CONVERSATIONS:
-        for aspects in conversation["profile"].values():
-            for aspect, slot in aspects.items():
-                if is_single_valued(aspect):
-                    assert len(slot["current"]) <= 1, (conversation["id"], aspect, slot)
-
-
-def test_the_set_is_as_large_and_varied_as_briefed() -> None:
-    labels = _labels()
-    changes = [c for conversation in CONVERSATIONS for c in conversation["changes"]]
+def check_size(data: dict[str, Any], size: SetSize) -> None:
+    """The set is as large and varied as it was written to be."""
+    conversations = data["conversations"]
+    labels = [s for c in conversations for t in c["turns"] for s in t["statements"]]
     per_aspect = Counter(label["aspect"] for label in labels)
-    assert len(CONVERSATIONS) >= 10
-    assert len(labels) >= 70 and sum(not label["ended"] for label in labels) >= 55
-    assert len(changes) >= 25
+    assert len(conversations) >= size.conversations
+    assert len(labels) >= size.labels
+    assert sum(not label["ended"] for label in labels) >= size.stated
+    assert sum(len(c["changes"]) for c in conversations) >= size.changes
     assert all(per_aspect[aspect] >= 2 for aspect in ASPECTS), per_aspect
-    quiet = [t for c in CONVERSATIONS for t in c["turns"] if not t["statements"]]
-    assert len(quiet) >= len(CONVERSATIONS), "distractor turns"
-    third_person = [
-        label
-        for c in CONVERSATIONS
+    quiet = [t for c in conversations for t in c["turns"] if not t["statements"]]
+    assert len(quiet) >= len(conversations), "distractor turns"
+    assert any(
+        label["subject"] not in c["speakers"]
+        for c in conversations
         for t in c["turns"]
         for label in t["statements"]
-        if label["subject"] not in c["speakers"]
-    ]
-    assert third_person
-    years = {t["date"][:4] for c in CONVERSATIONS for t in c["turns"]}
-    assert len(years) >= 4
+    ), "third-person labels"
+    years = {t["date"][:4] for c in conversations for t in c["turns"]}
+    assert len(years) >= size.years
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_the_set_has_its_shape_and_size(name: str) -> None:
+    check_shape(DATA[name], SETS[name])
+    check_size(DATA[name], SETS[name])
+
+
+@pytest.mark.parametrize(("name", "conversation"), CASES, ids=CASE_IDS)
+def test_each_conversation_is_consistent(name: str, conversation: dict[str, Any]) -> None:
+    check_dates(conversation)
+    check_subjects(conversation)
+    check_profile(conversation)
+    check_changes(conversation)
+
+
+def _first_labelled(conversation: dict[str, Any]) -> dict[str, Any]:
+    return next(t for t in conversation["turns"] if t["statements"])
+
+
+def _break_date(c: dict[str, Any]) -> None:
+    c["turns"][0]["date"], c["turns"][-1]["date"] = c["turns"][-1]["date"], c["turns"][0]["date"]
+
+
+def _break_subject(c: dict[str, Any]) -> None:
+    _first_labelled(c)["statements"][0]["subject"] = "Nobody Named Here"
+
+
+def _break_profile(c: dict[str, Any]) -> None:
+    labels = (s for t in c["turns"] for s in t["statements"])
+    next(s for s in labels if not s["ended"])["value"] += " extra"
+
+
+def _break_changes(c: dict[str, Any]) -> None:
+    c["changes"].pop()
+
+
+BREAKS = {
+    "dates": (_break_date, check_dates),
+    "subjects": (_break_subject, check_subjects),
+    "profile": (_break_profile, check_profile),
+    "changes": (_break_changes, check_changes),
+}
+
+
+@pytest.mark.parametrize("name", SETS)
+@pytest.mark.parametrize("kind", BREAKS)
+def test_each_check_rejects_a_broken_conversation(name: str, kind: str) -> None:
+    """A conversation with changes, broken one way, fails the check for that way."""
+    original = next(c for c in DATA[name]["conversations"] if c["changes"])
+    broken = copy.deepcopy(original)
+    spoil, check = BREAKS[kind]
+    spoil(broken)
+    check(original)
+    with pytest.raises(AssertionError):
+        check(broken)
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_the_size_check_rejects_a_smaller_set(name: str) -> None:
+    data, size = DATA[name], SETS[name]
+    smaller = {**data, "conversations": data["conversations"][: size.conversations - 1]}
+    check_size(data, size)
+    with pytest.raises(AssertionError):
+        check_size(smaller, size)
