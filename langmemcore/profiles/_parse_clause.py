@@ -120,7 +120,7 @@ def resolve_subject(verb: Token, speaker: str | None) -> tuple[str, str] | None:
     """The subject of `verb` and the partner of a "Mia and I" subject, else None."""
     token = _subject_token(verb)
     if token is None:
-        return None
+        return (speaker, "") if speaker and _elided_subject(verb) else None
     if token.lower_ in FIRST_PERSON:
         return (speaker, "") if speaker else None
     conjoined = [c for c in token.conjuncts if c.lower_ in FIRST_PERSON]
@@ -128,6 +128,17 @@ def resolve_subject(verb: Token, speaker: str | None) -> tuple[str, str] | None:
     if conjoined and speaker:
         return speaker, person or ""
     return (person, "") if person else None
+
+
+def _elided_subject(verb: Token) -> bool:
+    """Whether `verb` opens a sentence whose subject "I" is left out, as chat does
+    ("Settled in Cork now.", "Joined a choir last month."): a past form at the root,
+    with only adverbs or interjections before it.
+    """
+    if verb.dep_ != "ROOT" or verb.tag_ not in {"VBD", "VBN"}:
+        return False
+    before = verb.doc[verb.sent.start : verb.i]
+    return all(t.pos_ in {"ADV", "INTJ", "PUNCT"} for t in before)
 
 
 def _blocks(token: Token, below: Token | None) -> bool:
@@ -140,7 +151,8 @@ def _blocks(token: Token, below: Token | None) -> bool:
         return False
     planned = token.lemma_ in PLAN_VERBS or (token.lemma_ == "go" and token.tag_ == "VBG")
     ending = below.dep_ == "xcomp" and token.lemma_ in ENDING_VERBS
-    return planned or ending or token.lemma_ in REPORTING or token.lemma_ in WISHING
+    reported = token.lemma_ in REPORTING or token.lemma_ in WISHING
+    return planned or ending or (reported and below.i > token.i)
 
 
 def _is_cant_stand(token: Token) -> bool:
@@ -204,6 +216,11 @@ def _time_phrase(token: Token) -> bool:
     return token.dep_ in {"advcl", "punct", "cc", "conj", "mark", "aux", "neg", "nsubj"}
 
 
+def _subjective(word: Token, named: bool) -> bool:
+    """Whether `word` is an evaluative modifier, not part of a name ("Old Quebec")."""
+    return word.lower_ in SUBJECTIVE and not (named and word.text[:1].isupper())
+
+
 def noun_value(token: Token) -> str:
     """A noun phrase trimmed to the value convention: articles, possessives and leading
     evaluative words dropped; a proper name keeps its "of" part ("University of Toronto")
@@ -216,7 +233,8 @@ def noun_value(token: Token) -> str:
             if right.dep_ == "nummod" or (right.dep_ == "prep" and right.lower_ == "of"):
                 words.extend(right.subtree)
     words = sorted(set(words), key=lambda t: t.i)
-    while len(words) > 1 and (words[0].lower_ in SUBJECTIVE or words[0].is_punct):
+    named = token.pos_ == "PROPN"
+    while len(words) > 1 and (_subjective(words[0], named) or words[0].is_punct):
         words = words[1:]
     return "".join(t.text_with_ws for t in words).strip()
 
