@@ -7,7 +7,9 @@ subject it resolves to: its own ``nsubj`` / ``nsubjpass``, or for a predicate wi
 ("I", "we", "Mia and I") is the speaker; a proper name is that person; anything else
 (pronouns, "my sister") is no subject. A clause states nothing when its sentence is a
 question, when it or a clause above it is a condition ("if"), carries a modal ("would",
-"could", "will"), is a wish ("I wish", "I want to") or reported speech ("she said").
+"could", "will"), is a wish ("I wish", "I want to") or reported speech ("she said"). A clause the parse
+hangs as a complement of a predicate after it is a comma splice ("I've packed in the cello,
+it was never going to happen"), not a complement: what follows does not govern it.
 """
 
 from __future__ import annotations
@@ -38,7 +40,12 @@ _FILLERS = FUTURE_TIME | {
     "maybe", "definitely", "now", "again", "eventually", "hopefully", "instead", "anyway",
     "though",
 }  # fmt: skip
-_NAME_STOP = frozenset({"i", "mom", "dad", "mum", "god", "lol", "omg", "haha", "yes", "no"})
+_NAME_STOP = frozenset(
+    {
+        "i", "mom", "dad", "mum", "god", "lol", "omg", "haha", "yes", "no", "yep", "yeah",
+        "nope", "ok", "okay", "hey", "hi", "wow", "ugh", "sorry", "thanks", "congrats",
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -149,10 +156,10 @@ def _blocks(token: Token, below: Token | None) -> bool:
         return not _is_cant_stand(token)
     if below is None or below.dep_ not in {"ccomp", "xcomp"}:
         return False
-    planned = token.lemma_ in PLAN_VERBS or (token.lemma_ == "go" and token.tag_ == "VBG")
+    going = token.lemma_ == "go" and token.tag_ == "VBG" and below.dep_ == "xcomp"
+    planned = token.lemma_ in PLAN_VERBS or going
     ending = below.dep_ == "xcomp" and token.lemma_ in ENDING_VERBS
-    reported = token.lemma_ in REPORTING or token.lemma_ in WISHING
-    return planned or ending or (reported and below.i > token.i)
+    return planned or ending or token.lemma_ in REPORTING or token.lemma_ in WISHING
 
 
 def _is_cant_stand(token: Token) -> bool:
@@ -166,6 +173,8 @@ def states_fact(verb: Token) -> bool:
         return False
     token, below = verb, None
     for _ in range(8):
+        if below is not None and below.dep_ == "ccomp" and below.i < token.i:
+            return True
         if _blocks(token, below):
             return False
         if token.head is token:

@@ -48,13 +48,22 @@ def _mine(noun: Token) -> bool:
     return any(t.lower_ in _MINE for t in owners)
 
 
+def _named(token: Token) -> bool:
+    """Whether a subject is a bare name: capitalised, no article or possessive, not a
+    relative ("Dad") or a pronoun.
+    """
+    if not token.text[:1].isupper() or token.pos_ not in {"PROPN", "NOUN"}:
+        return False
+    return token.lemma_.lower() not in KIN and not children(token, "det", "poss")
+
+
 def _pet_ending(verb: Token, speaker: str) -> list[AspectStatement]:
     """ "Biscuit died last week", "Salt passed away", "Clover ran away"."""
     particle = _AWAY.get(verb.lemma_)
     if particle and not any(t.lower_ == particle for t in verb.children):
         return []
     subject = child(verb, "nsubj")
-    if subject is None or subject.pos_ != "PROPN" or list(subject.children):
+    if subject is None or not _named(subject):
         return []
     if child(verb, "neg") is not None or not states_fact(verb):
         return []

@@ -67,7 +67,7 @@ def gone_off(clause: Clause) -> list[AspectStatement]:
     """
     verb = clause.verb
     if verb.lemma_ == "go" and _particle(verb, "off"):
-        thing = prep_object(verb, "off") or child(verb, "dobj")
+        thing = prep_object(verb, "off") or child(verb, "dobj", "advcl", "xcomp")
         if thing is not None and thing.lower_ not in _VAGUE and not is_time(thing):
             return [statement(clause, "preference", noun_value(thing), ended=True)]
     if verb.lemma_ == "pack" and _particle(verb, "in"):
@@ -82,7 +82,7 @@ def went_freelance(clause: Clause) -> list[AspectStatement]:
     verb = clause.verb
     if verb.lemma_ not in {"go", "turn"} or clause.negated:
         return []
-    for state in children(verb, "acomp", "advmod", "oprd", "attr"):
+    for state in children(verb, "acomp", "advmod", "oprd", "attr", "dobj"):
         if hyphenated(state) in WORK_STATES:
             return [statement(clause, "work", hyphenated(state), change=True)]
     return []

@@ -6,8 +6,9 @@ parse) and the clause patterns (`profiles._pattern_extract`). A message's statem
 the parse's, plus each pattern statement about a (subject, aspect, ended) the parse said
 nothing of, unless the parse read the same value as another aspect ("a fan of Arsenal":
 team, not preference). Where both speak of the same one, the pattern's value is kept
-instead when it names more: it contains the parse's words ("puppy Coco" for "puppy"), or
-it is a name where the parse has only a one-word kind ("Mazda CX-5" for "car").
+instead when it names more: it adds a name or a number to the parse's words ("puppy Coco"
+for "puppy"), or it is a name where the parse has only a one-word kind ("Mazda CX-5" for
+"car"); other added words ("learning the cello" for "cello") are the pattern's wording.
 
 `extract_batch` parses a batch of messages with one call of the shared pipeline
 (`langmemcore.text.parse.parse_texts`); `extract_statements` is the one-message form.
@@ -46,9 +47,10 @@ def _names_more(pattern: str, parse: str) -> bool:
     """Whether the pattern's value names more than the parse's (see the module docstring)."""
     if not parse:
         return False
-    named = any(w[0].isupper() for w in pattern.split())
+    extra = [w for w in pattern.split() if w.casefold() not in _words(parse)]
+    named = any(w[0].isupper() or w[0].isdigit() for w in extra)
     kind = parse.islower() and " " not in parse
-    return _words(parse) < _words(pattern) or (named and kind)
+    return named and (_words(parse) < _words(pattern) or kind)
 
 
 def combine(
