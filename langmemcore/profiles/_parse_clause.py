@@ -137,6 +137,20 @@ def resolve_subject(verb: Token, speaker: str | None) -> tuple[str, str] | None:
     return (person, "") if person else None
 
 
+def lemma_in(token: Token, lemmas: frozenset[str]) -> bool:
+    """Whether `token`'s lemma is one of `lemmas`, also where the tagger's lemma is wrong
+    ("hoping" -> "hop"): the form without its ending -ing / -ed / -s, with or without "e".
+    """
+    if token.lemma_.lower() in lemmas:
+        return True
+    form = token.lower_
+    for ending in ("ing", "ed", "es", "s"):
+        if form.endswith(ending) and len(form) > len(ending) + 2:
+            stem = form[: -len(ending)]
+            return stem in lemmas or f"{stem}e" in lemmas
+    return False
+
+
 def _elided_subject(verb: Token) -> bool:
     """Whether `verb` opens a sentence whose subject "I" is left out, as chat does
     ("Settled in Cork now.", "Joined a choir last month."): a past form at the root,
@@ -159,7 +173,7 @@ def _blocks(token: Token, below: Token | None) -> bool:
     going = token.lemma_ == "go" and token.tag_ == "VBG" and below.dep_ == "xcomp"
     planned = token.lemma_ in PLAN_VERBS or going
     ending = below.dep_ == "xcomp" and token.lemma_ in ENDING_VERBS
-    return planned or ending or token.lemma_ in REPORTING or token.lemma_ in WISHING
+    return planned or ending or token.lemma_ in REPORTING or lemma_in(token, WISHING)
 
 
 def _is_cant_stand(token: Token) -> bool:

@@ -7,9 +7,10 @@
   Miso", "we got a dog - a greyhound called Pepper"): the named value replaces the unnamed;
 * the speaker's dwelling by possession ("our new place in Vancouver", "my tiny studio in
   Hackney");
-* verbless fragments, whose left-out subject is the speaker ("Still a radiographer.",
-  "Vegetarian, though.", "So no longer pescatarian."), when they carry a mark of continuing
-  or change.
+* fragments without a subject or a finite verb, whose left-out subject is the speaker
+  ("Still a radiographer, still exhausted.", "Vegetarian, though.", "So no longer
+  pescatarian.", "Still in the flat in Partick"), when they carry a mark of continuing or
+  change.
 """
 
 from __future__ import annotations
@@ -89,9 +90,16 @@ def _possessed_name(token: Token, speaker: str) -> list[AspectStatement]:
     return []
 
 
-def _dwelling(token: Token, speaker: str) -> list[AspectStatement]:
-    """ "our new place in Vancouver", "my tiny studio in Hackney" -> home."""
-    if token.lemma_ not in DWELLINGS or not _mine(token):
+def _continued(token: Token) -> bool:
+    """Whether the word before `token` marks continuing ("still in ...", "now in ...")."""
+    return token.i > 0 and token.nbor(-1).lower_ in {"still", "now"}
+
+
+def _dwelling(token: Token, speaker: str, owned: bool = True) -> list[AspectStatement]:
+    """ "our new place in Vancouver", "my tiny studio in Hackney" -> home; a fragment's
+    "Still in the flat in Partick" (`owned` False: the fragment says whose).
+    """
+    if token.lemma_ not in DWELLINGS or (owned and not _mine(token)):
         return []
     for prep in children(token, "prep"):
         place = child(prep, "pobj")
@@ -105,6 +113,8 @@ def _fragment(sentence: Span, speaker: str) -> list[AspectStatement]:
     words = {t.lower_ for t in sentence}
     if sentence.text.rstrip().endswith("?") or not words & CONTINUING:
         return []
+    if any(t.pos_ == "AUX" or t.tag_ in {"VBP", "VBZ", "VBD"} for t in sentence):
+        return []
     if any(t.dep_ in _SUBJECT_DEPS for t in sentence):
         return []
     found = []
@@ -116,6 +126,8 @@ def _fragment(sentence: Span, speaker: str) -> list[AspectStatement]:
         elif token.lemma_ in ROLES and token.pos_ == "NOUN" and before is not None:
             if before.lower_ in {"still", "now"}:
                 found.append(AspectStatement(speaker, "work", noun_value(token), False, False))
+        elif token.lemma_ in DWELLINGS and token.head.lower_ == "in" and _continued(token.head):
+            found.extend(_dwelling(token, speaker, owned=False))
     return found
 
 
@@ -138,8 +150,7 @@ def message_statements(doc: Doc, speaker: str | None) -> list[AspectStatement]:
         found.extend(_possessed_name(token, speaker))
         found.extend(_dwelling(token, speaker))
     for sentence in doc.sents:
-        if not any(t.pos_ in {"VERB", "AUX"} for t in sentence):
-            found.extend(_fragment(sentence, speaker))
+        found.extend(_fragment(sentence, speaker))
     return found
 
 

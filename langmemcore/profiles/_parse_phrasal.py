@@ -47,8 +47,8 @@ def _is_hobby(token: Token) -> bool:
 
 
 def into(clause: Clause) -> list[AspectStatement]:
-    """Reads "I've been getting into rock climbing" and "I'm more into badminton" where the
-    thing is an activity (a hobby; "into jazz" is a preference, read by "be").
+    """Reads "I've been getting into rock climbing" (an activity: a hobby) and "I'm getting
+    into jazz" (a preference).
     """
     verb = clause.verb
     if clause.negated and not clause.ended:
@@ -58,7 +58,7 @@ def into(clause: Clause) -> list[AspectStatement]:
         return []
     if _is_hobby(thing):
         return [statement(clause, "hobby", noun_value(thing), change=verb.lemma_ == "get")]
-    return [statement(clause, "preference", noun_value(thing))] if verb.lemma_ == "get" else []
+    return [statement(clause, "preference", noun_value(thing))]
 
 
 def gone_off(clause: Clause) -> list[AspectStatement]:
@@ -144,7 +144,7 @@ def started(clause: Clause) -> list[AspectStatement]:
 
 
 PHRASAL_RULES: tuple[tuple[frozenset[str], Rule], ...] = (
-    (frozenset({"get", "be"}), into),
+    (frozenset({"get"}), into),
     (frozenset({"go", "pack"}), gone_off),
     (frozenset({"go", "turn"}), went_freelance),
     (frozenset({"be"}), be_at),

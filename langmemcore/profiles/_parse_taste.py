@@ -33,6 +33,7 @@ from langmemcore.profiles._parse_words import (
     HOBBY_TAKE,
     LIKE,
     MOTION,
+    NOT_PLANNED,
     PLAN_VERBS,
     PLAYABLE,
     PROPERTY,
@@ -114,7 +115,8 @@ def hobby(clause: Clause) -> list[AspectStatement]:
         if old is not None and new is not None and {old.lower_, new.lower_} <= _HOBBIES:
             gone = statement(clause, "hobby", old.lower_, ended=True)
             return [gone, statement(clause, "hobby", new.lower_, change=True)]
-    if lemma in HOBBY_GERUNDS and obj is None and verb.tag_ in {"VBP", "VBZ"}:
+    travel = prep_object(verb, "to") is not None
+    if lemma in HOBBY_GERUNDS and obj is None and verb.tag_ in {"VBP", "VBZ"} and not travel:
         return [statement(clause, "hobby", HOBBY_GERUNDS[lemma])]
     return []
 
@@ -186,6 +188,10 @@ def plan(clause: Clause) -> list[AspectStatement]:
         return []
     planned = child(verb, "xcomp")
     going = verb.lemma_ == "go" and verb.tag_ == "VBG"
+    if any(t.tag_ == "WRB" for t in verb.children):
+        return []
+    if going and planned is not None and planned.lemma_ in NOT_PLANNED:
+        return []
     if planned is not None and (verb.lemma_ in PLAN_VERBS or going):
         return [statement(clause, "plan", verb_phrase(planned))]
     obj = child(verb, "dobj")
@@ -262,7 +268,7 @@ def being(clause: Clause) -> list[AspectStatement]:
     if found:
         return found
     into, on = prep_object(verb, "into"), prep_object(verb, "on")
-    if into is not None and into.lower_ not in _VAGUE and into.lower_ not in _HOBBIES:
+    if into is not None and into.lower_ not in _VAGUE:
         return [statement(clause, "preference", noun_value(into))]
     if on is not None and on.lemma_ == "diet":
         kinds = [t.lower_ for t in on.lefts if t.lower_ in DIETS or t.dep_ == "compound"]

@@ -31,7 +31,7 @@ NOT_FACT_AUX = frozenset({"would", "could", "might", "should", "may", "must", "'
 ENDING_VERBS = frozenset({"leave", "quit", "stop", "give", "finish", "cancel"})
 """Verbs whose complement ended: what they govern is not current ("I left teaching")."""
 
-PLAN_VERBS = frozenset({"plan", "intend", "aim", "prepare", "decide"})
+PLAN_VERBS = frozenset({"plan", "intend", "aim", "prepare", "decide", "save"})
 """Verbs whose infinitive complement is a stated plan ("I'm planning to move")."""
 
 FUTURE_TIME = frozenset({"tomorrow", "soon", "next", "upcoming", "later"})
@@ -240,3 +240,8 @@ CONTINUING = frozenset({"still", "now", "anymore", "longer", "though", "instead"
 """Words that mark a verbless fragment as a statement about the speaker ("Still a
 radiographer", "Vegetarian, though", "So no longer pescatarian").
 """
+
+NOT_PLANNED = frozenset(
+    {"miss", "need", "have", "be", "love", "like", "hate", "regret", "happen", "cry", "die"}
+)
+"""Verbs whose "going to" is a prediction, not a plan ("I'm going to miss the bagels")."""
