@@ -90,6 +90,12 @@ def _possessed_name(token: Token, speaker: str) -> list[AspectStatement]:
     return []
 
 
+def _marked(noun: Token, before: Token | None) -> bool:
+    """Whether a fragment's noun phrase is marked as continuing ("still a teacher")."""
+    marks = [t for t in noun.children if t.dep_ == "advmod"] + ([before] if before else [])
+    return any(t.lower_ in {"still", "now"} for t in marks)
+
+
 def _continued(token: Token) -> bool:
     """Whether the word before `token` marks continuing ("still in ...", "now in ...")."""
     return token.i > 0 and token.nbor(-1).lower_ in {"still", "now"}
@@ -123,9 +129,8 @@ def _fragment(sentence: Span, speaker: str) -> list[AspectStatement]:
         before = token.doc[token.left_edge.i - 1] if token.left_edge.i > sentence.start else None
         if hyphenated(token) in DIETS and token.dep_ != "amod":
             found.append(AspectStatement(speaker, "diet", hyphenated(token), ended, True))
-        elif token.lemma_ in ROLES and token.pos_ == "NOUN" and before is not None:
-            if before.lower_ in {"still", "now"}:
-                found.append(AspectStatement(speaker, "work", noun_value(token), False, False))
+        elif token.lemma_ in ROLES and token.pos_ == "NOUN" and _marked(token, before):
+            found.append(AspectStatement(speaker, "work", noun_value(token), False, False))
         elif token.lemma_ in DWELLINGS and token.head.lower_ == "in" and _continued(token.head):
             found.extend(_dwelling(token, speaker, owned=False))
     return found

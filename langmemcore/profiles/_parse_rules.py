@@ -120,10 +120,10 @@ def home(clause: Clause) -> list[AspectStatement]:
         return [statement(clause, "home", noun_value(left), ended=True)]
     if place is None:
         return []
-    if _moving(verb):
-        return [statement(clause, "plan", f"{verb.lemma_} to {noun_value(place)}")]
     if is_future(verb):
         return [statement(clause, "plan", verb_phrase(verb))]
+    if _moving(verb):
+        return [statement(clause, "plan", f"{verb.lemma_} to {noun_value(place)}")]
     past = verb.tag_ == "VBD" and verb.lemma_ in {"live", "rent"} and not child(verb, "aux")
     changed = verb.lemma_ in {"move", "relocate", "settle"}
     return [statement(clause, "home", noun_value(place), past, changed)]

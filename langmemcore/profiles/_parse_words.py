@@ -186,6 +186,13 @@ ROLES = frozenset(
         "therapist", "scientist", "journalist", "electrician", "plumber", "mechanic",
         "manager", "director", "researcher", "professor", "lecturer", "waiter", "waitress",
         "baker", "carpenter", "translator", "photographer", "writer", "editor", "officer",
+        "radiographer", "physiotherapist", "physio", "paralegal", "receptionist", "cashier",
+        "driver", "cleaner", "caretaker", "hairdresser", "butcher", "builder", "surveyor",
+        "solicitor", "optician", "carer", "technician", "administrator", "recruiter",
+        "marketer", "economist", "biologist", "chemist", "physicist", "psychologist",
+        "counsellor", "counselor", "postman", "courier", "bartender", "server",
+        "sommelier", "florist", "tailor", "welder", "roofer", "painter", "animator",
+        "illustrator", "musician", "actor", "actress", "dancer", "curator", "archivist",
     }
 )  # fmt: skip
 """Nouns naming an occupation ("I'm a nurse", "became a software developer")."""
