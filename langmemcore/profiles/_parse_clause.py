@@ -7,9 +7,9 @@ subject it resolves to: its own ``nsubj`` / ``nsubjpass``, or for a predicate wi
 ("I", "we", "Mia and I") is the speaker; a proper name is that person; anything else
 (pronouns, "my sister") is no subject. A clause states nothing when its sentence is a
 question, when it or a clause above it is a condition ("if"), carries a modal ("would",
-"could", "will"), is a wish ("I wish", "I want to") or reported speech ("she said"). A clause the parse
-hangs as a complement of a predicate after it is a comma splice ("I've packed in the cello,
-it was never going to happen"), not a complement: what follows does not govern it.
+"could", "will"), is a wish ("I wish", "I want to") or reported speech ("she said"). A
+clause the parse hangs as a complement of a predicate after it is a comma splice ("I've
+packed in the cello, it was never going to happen"): what follows does not govern it.
 """
 
 from __future__ import annotations

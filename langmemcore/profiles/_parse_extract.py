@@ -36,6 +36,8 @@ def _rules() -> dict[str, tuple[Rule, ...]]:
 
 
 _RULES = _rules()
+RULE_LEMMAS = frozenset(_RULES)
+"""Every verb lemma a rule reads."""
 
 
 def parse_statements(doc: Doc, speaker: str | None) -> list[AspectStatement]:

@@ -59,7 +59,7 @@ def _named(token: Token) -> bool:
 
 
 def _pet_ending(verb: Token, speaker: str) -> list[AspectStatement]:
-    """ "Biscuit died last week", "Salt passed away", "Clover ran away"."""
+    """A named pet's end: "Biscuit died last week", "Salt passed away", "Clover ran away"."""
     particle = _AWAY.get(verb.lemma_)
     if particle and not any(t.lower_ == particle for t in verb.children):
         return []
@@ -72,7 +72,9 @@ def _pet_ending(verb: Token, speaker: str) -> list[AspectStatement]:
 
 
 def _possessed_name(token: Token, speaker: str) -> list[AspectStatement]:
-    """ "My beagle Biscuit" (a pet), "My nephew's called Zain" (a relative)."""
+    """A name given by possession: "My beagle Biscuit", "My nephew's called Zain"."""
+    kind: Token | None
+    name: Token | None
     if token.pos_ == "PROPN":
         kinds = [t for t in children(token, "compound") if t.lemma_ in ANIMALS]
         kind, name, owned = (kinds[-1] if kinds else None), token, _mine(token)
@@ -102,8 +104,8 @@ def _continued(token: Token) -> bool:
 
 
 def _dwelling(token: Token, speaker: str, owned: bool = True) -> list[AspectStatement]:
-    """ "our new place in Vancouver", "my tiny studio in Hackney" -> home; a fragment's
-    "Still in the flat in Partick" (`owned` False: the fragment says whose).
+    """The speaker's home by a dwelling: "our new place in Vancouver", "my tiny studio in
+    Hackney"; a fragment's "Still in the flat in Partick" (`owned` False).
     """
     if token.lemma_ not in DWELLINGS or (owned and not _mine(token)):
         return []

@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 
 from langmemcore.profiles._parse_extract import parse_statements
+from langmemcore.profiles._parse_gate import may_state
 from langmemcore.profiles._pattern_extract import pattern_statements
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.text.parse import parse_texts
@@ -90,10 +91,14 @@ def extract_batch(
         One list of statements per message, in order, duplicates removed.
     """
     messages = [_message(text, speaker) for text, speaker in observations]
-    docs = parse_texts([text for text, _ in messages])
+    gated = [i for i, (text, _) in enumerate(messages) if may_state(text)]
+    docs = dict(zip(gated, parse_texts([messages[i][0] for i in gated]), strict=True))
     return [
-        combine(parse_statements(doc, speaker), pattern_statements(text, speaker))
-        for doc, (text, speaker) in zip(docs, messages, strict=True)
+        combine(
+            parse_statements(docs[i], speaker) if i in docs else [],
+            pattern_statements(text, speaker),
+        )
+        for i, (text, speaker) in enumerate(messages)
     ]
 
 
