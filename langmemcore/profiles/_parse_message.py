@@ -72,12 +72,17 @@ def _pet_ending(verb: Token, speaker: str) -> list[AspectStatement]:
 
 
 def _possessed_name(token: Token, speaker: str) -> list[AspectStatement]:
-    """A name given by possession: "My beagle Biscuit", "My nephew's called Zain"."""
+    """A name given by possession: "My beagle Biscuit", "my spaniel, Rolo", "My nephew's
+    called Zain".
+    """
     kind: Token | None
     name: Token | None
     if token.pos_ == "PROPN":
         kinds = [t for t in children(token, "compound") if t.lemma_ in ANIMALS]
         kind, name, owned = (kinds[-1] if kinds else None), token, _mine(token)
+    elif token.lemma_ in ANIMALS and token.pos_ == "NOUN":
+        names = [t for t in children(token, "appos") if t.pos_ == "PROPN"]
+        kind, name, owned = token, (names[0] if names else None), _mine(token)
     elif token.lemma_ in NAMING and token.tag_ == "VBN":
         kind, name = child(token, "nsubj", "nsubjpass"), child(token, "oprd", "attr")
         owned = kind is not None and _mine(kind)

@@ -67,7 +67,7 @@ def gone_off(clause: Clause) -> list[AspectStatement]:
     """
     verb = clause.verb
     if verb.lemma_ == "go" and _particle(verb, "off"):
-        thing = prep_object(verb, "off") or child(verb, "dobj", "advcl", "xcomp")
+        thing = prep_object(verb, "off") or child(verb, "dobj", "advcl", "xcomp", "npadvmod")
         if thing is not None and thing.lower_ not in _VAGUE and not is_time(thing):
             return [statement(clause, "preference", noun_value(thing), ended=True)]
     if verb.lemma_ == "pack" and _particle(verb, "in"):
