@@ -8,7 +8,8 @@ nothing of, unless the parse read the same value as another aspect ("a fan of Ar
 team, not preference). Where both speak of the same one, the pattern's value is kept
 instead when it names more: it adds a name or a number to the parse's words ("puppy Coco"
 for "puppy"), or it is a name where the parse has only a one-word kind ("Mazda CX-5" for
-"car"); other added words ("learning the cello" for "cello") are the pattern's wording.
+"car"); other added words ("learning the cello" for "cello") are the pattern's wording. A
+value the message ends is not also stated by it ("My cat Luna died": only the ending).
 
 `extract_batch` parses a batch of messages with one call of the shared pipeline
 (`langmemcore.text.parse.parse_texts`); `extract_statements` is the one-message form.
@@ -71,7 +72,11 @@ def combine(
             same_key = (other.subject, other.aspect, other.ended) == key
             if same_key and _names_more(st.value, other.value):
                 found[i] = st
-    return list(dict.fromkeys(found))
+    ended = {(st.subject, st.aspect, st.value.casefold()) for st in found if st.ended}
+    kept = [
+        st for st in found if st.ended or (st.subject, st.aspect, st.value.casefold()) not in ended
+    ]
+    return list(dict.fromkeys(kept))
 
 
 def extract_batch(
