@@ -99,12 +99,24 @@ def extract_batch(
     gated = [i for i, (text, _) in enumerate(messages) if may_state(text)]
     docs = dict(zip(gated, parse_texts([messages[i][0] for i in gated]), strict=True))
     return [
-        combine(
-            parse_statements(docs[i], speaker) if i in docs else [],
-            pattern_statements(text, speaker),
-        )
+        [
+            st
+            for st in combine(
+                parse_statements(docs[i], speaker) if i in docs else [],
+                pattern_statements(text, speaker),
+            )
+            if not _lone_breakup(st, speaker)
+        ]
         for i, (text, speaker) in enumerate(messages)
     ]
+
+
+def _lone_breakup(statement: AspectStatement, speaker: str | None) -> bool:
+    """Whether a partner ending names one other subject breaking up with nobody ("Rust Belt
+    broke up"): a group's end, not a couple's.
+    """
+    partner_end = statement.aspect == "partner" and statement.ended and not statement.value
+    return partner_end and statement.subject != speaker
 
 
 def extract_statements(text: str, speaker: str | None) -> list[AspectStatement]:
