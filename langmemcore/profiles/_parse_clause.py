@@ -7,9 +7,10 @@ subject it resolves to: its own ``nsubj`` / ``nsubjpass``, or for a predicate wi
 ("I", "we", "Mia and I") is the speaker; a proper name is that person; anything else
 (pronouns, "my sister") is no subject. A clause states nothing when its sentence is a
 question, when it or a clause above it is a condition ("if"), carries a modal ("would",
-"could", "will"), is a wish ("I wish", "I want to") or reported speech ("she said"). A
-clause the parse hangs as a complement of a predicate after it is a comma splice ("I've
-packed in the cello, it was never going to happen"): what follows does not govern it.
+"could", "will"), is a wish ("I wish", "I want to"), reported speech ("she said") or a
+purpose ("saving up to buy a flat"). A clause the parse hangs as a complement of a
+predicate after it is a comma splice ("I've packed in the cello, it was never going to
+happen"): what follows does not govern it.
 """
 
 from __future__ import annotations
@@ -151,6 +152,20 @@ def lemma_in(token: Token, lemmas: frozenset[str]) -> bool:
     return False
 
 
+def is_purpose(clause: Token) -> bool:
+    """Whether `clause` is a purpose infinitive ("saving up *to buy a flat*", "studying *to
+    become a nurse*"): an aim, not a fact.
+    """
+    return clause.dep_ == "advcl" and any(c.tag_ == "TO" for c in children(clause, "aux"))
+
+
+def is_planning(verb: Token) -> bool:
+    """Whether `verb` states a plan for its complement: a plan verb, or "save up (to)"."""
+    if verb.lemma_ in PLAN_VERBS:
+        return True
+    return verb.lemma_ == "save" and any(t.lower_ == "up" for t in children(verb, "prt"))
+
+
 def _elided_subject(verb: Token) -> bool:
     """Whether `verb` opens a sentence whose subject "I" is left out, as chat does
     ("Settled in Cork now.", "Joined a choir last month."): a past form at the root,
@@ -168,10 +183,12 @@ def _blocks(token: Token, below: Token | None) -> bool:
         return True
     if any(c.dep_ == "aux" and c.lower_ in NOT_FACT_AUX for c in token.children):
         return not _is_cant_stand(token)
+    if below is not None and is_purpose(below):
+        return True
     if below is None or below.dep_ not in {"ccomp", "xcomp"}:
         return False
     going = token.lemma_ == "go" and token.tag_ == "VBG" and below.dep_ == "xcomp"
-    planned = token.lemma_ in PLAN_VERBS or going
+    planned = is_planning(token) or going
     ending = below.dep_ == "xcomp" and token.lemma_ in ENDING_VERBS
     return planned or ending or token.lemma_ in REPORTING or lemma_in(token, WISHING)
 

@@ -66,4 +66,16 @@ def parse_statements(doc: Doc, speaker: str | None) -> list[AspectStatement]:
                 continue
             found.extend(st for st in rule(clause) if st.value or st.ended)
     found.extend(message_statements(doc, speaker))
-    return list(dict.fromkeys(name_pets(doc, found)))
+    return _merged(name_pets(doc, found))
+
+
+def _merged(found: list[AspectStatement]) -> list[AspectStatement]:
+    """The statements without repeats, two that differ only in `change` merged into one
+    that marks a change ("I started playing guitar": "start" and "play" both read it).
+    """
+    merged: dict[tuple[str, str, str, bool], AspectStatement] = {}
+    for st in found:
+        key = (st.subject, st.aspect, st.value, st.ended)
+        if key not in merged or st.change:
+            merged[key] = merged.get(key, st) if not st.change else st
+    return list(merged.values())

@@ -48,7 +48,7 @@ def _is_hobby(token: Token) -> bool:
 
 def into(clause: Clause) -> list[AspectStatement]:
     """Reads "I've been getting into rock climbing" (an activity: a hobby) and "I'm getting
-    into jazz" (a preference).
+    into jazz" (a bare noun: a preference; "got into a bad spot" is neither).
     """
     verb = clause.verb
     if clause.negated and not clause.ended:
@@ -58,6 +58,8 @@ def into(clause: Clause) -> list[AspectStatement]:
         return []
     if _is_hobby(thing):
         return [statement(clause, "hobby", noun_value(thing), change=verb.lemma_ == "get")]
+    if child(thing, "det", "poss") is not None or thing.pos_ not in {"NOUN", "PROPN"}:
+        return []
     return [statement(clause, "preference", noun_value(thing))]
 
 

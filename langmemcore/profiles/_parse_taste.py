@@ -14,6 +14,8 @@ from langmemcore.profiles._parse_clause import (
     child,
     children,
     is_future,
+    is_planning,
+    is_purpose,
     noun_value,
     prep_object,
     verb_phrase,
@@ -187,12 +189,14 @@ def plan(clause: Clause) -> list[AspectStatement]:
     if clause.negated:
         return []
     planned = child(verb, "xcomp")
+    if planned is None and verb.lemma_ == "save":
+        planned = next((c for c in children(verb, "advcl") if is_purpose(c)), None)
     going = verb.lemma_ == "go" and verb.tag_ == "VBG"
     if any(t.tag_ == "WRB" for t in verb.children):
         return []
     if going and planned is not None and planned.lemma_ in NOT_PLANNED:
         return []
-    if planned is not None and (verb.lemma_ in PLAN_VERBS or going):
+    if planned is not None and (is_planning(verb) or going):
         return [statement(clause, "plan", verb_phrase(planned))]
     obj = child(verb, "dobj")
     if obj is not None and verb.lemma_ in PLAN_VERBS:
@@ -317,7 +321,7 @@ TASTE_RULES: tuple[tuple[frozenset[str], Rule], ...] = (
     (frozenset({"support"}), team),
     (DROP | {"join", "be", "play", "sing", "train", "climb", "go", "quit", "leave"}, groups),
     (MOTION | CHEER, travels),
-    (PLAN_VERBS | {"go"}, plan),
+    (PLAN_VERBS | {"go", "save"}, plan),
     (frozenset({"be", "become"}), being),
 )
 """The taste rules, each with the verb lemmas it reads."""

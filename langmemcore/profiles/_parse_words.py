@@ -31,7 +31,7 @@ NOT_FACT_AUX = frozenset({"would", "could", "might", "should", "may", "must", "'
 ENDING_VERBS = frozenset({"leave", "quit", "stop", "give", "finish", "cancel"})
 """Verbs whose complement ended: what they govern is not current ("I left teaching")."""
 
-PLAN_VERBS = frozenset({"plan", "intend", "aim", "prepare", "decide", "save"})
+PLAN_VERBS = frozenset({"plan", "intend", "aim", "prepare", "decide"})
 """Verbs whose infinitive complement is a stated plan ("I'm planning to move")."""
 
 FUTURE_TIME = frozenset({"tomorrow", "soon", "next", "upcoming", "later"})

@@ -6,9 +6,10 @@ parse) and the clause patterns (`profiles._pattern_extract`). A message's statem
 the parse's, plus each pattern statement about a (subject, aspect, ended) the parse said
 nothing of, unless the parse read the same value as another aspect ("a fan of Arsenal":
 team, not preference). Where both speak of the same one, the pattern's value is kept
-instead when it names more: it adds a name or a number to the parse's words ("puppy Coco"
-for "puppy"), or it is a name where the parse has only a one-word kind ("Mazda CX-5" for
-"car"); other added words ("learning the cello" for "cello") are the pattern's wording. A
+instead when it names more: it contains the parse's words ("puppy Coco" for "puppy",
+"running my own studio" for "running studio"), or it is a name where the parse has only a
+one-word kind ("Mazda CX-5" for "car"); a hobby keeps the parse's activity unless the
+pattern adds a name or number ("cello", not "learning the cello"). A
 value the message ends is not also stated by it ("My cat Luna died": only the ending).
 
 `extract_batch` parses a batch of messages with one call of the shared pipeline
@@ -45,14 +46,16 @@ def _words(value: str) -> set[str]:
     return set(value.casefold().split())
 
 
-def _names_more(pattern: str, parse: str) -> bool:
+def _names_more(pattern: str, parse: str, aspect: str) -> bool:
     """Whether the pattern's value names more than the parse's (see the module docstring)."""
     if not parse:
         return False
     extra = [w for w in pattern.split() if w.casefold() not in _words(parse)]
     named = any(w[0].isupper() or w[0].isdigit() for w in extra)
+    if aspect == "hobby" and not named:
+        return False
     kind = parse.islower() and " " not in parse
-    return named and (_words(parse) < _words(pattern) or kind)
+    return _words(parse) < _words(pattern) or (named and kind)
 
 
 def combine(
@@ -70,7 +73,7 @@ def combine(
             continue
         for i, other in enumerate(found):
             same_key = (other.subject, other.aspect, other.ended) == key
-            if same_key and _names_more(st.value, other.value):
+            if same_key and _names_more(st.value, other.value, st.aspect):
                 found[i] = st
     ended = {(st.subject, st.aspect, st.value.casefold()) for st in found if st.ended}
     kept = [

@@ -86,6 +86,8 @@ def test_message_rules_read_the_speakers_statement(
         "She keeps asking when I'm going to settle down.",  # a plan in a wh-clause
         "I cycle to work.",  # commuting is not a hobby
         "I think I might quit the bakery.",  # a modal
+        "We got into a bad spot on the trail.",  # "get into" a situation is no taste
+        "We were able to save a family.",  # "save" without "up" plans nothing
     ],
 )
 def test_not_a_statement(text: str) -> None:
@@ -148,3 +150,13 @@ def test_the_gate_loses_no_parse_statement_on_the_sets(name: str) -> None:
 def test_statements_are_aspect_statements() -> None:
     found = extract_statements("I'm not vegetarian anymore.", "Nadia")
     assert found == [AspectStatement("Nadia", "diet", "vegetarian", True, True)]
+
+
+def test_saving_up_states_a_plan() -> None:
+    assert ("Nadia", "plan", "buy a car", False) in _found("I'm saving up to buy a car.")
+    assert ("Nadia", "vehicle", "car", False) not in _found("I'm saving up to buy a car.")
+
+
+def test_two_rules_reading_one_hobby_make_one_statement() -> None:
+    found = extract_statements("I started playing the ukulele last year.", "Nadia")
+    assert found == [AspectStatement("Nadia", "hobby", "ukulele", False, True)]
