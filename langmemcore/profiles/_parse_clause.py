@@ -7,7 +7,10 @@ subject it resolves to: its own ``nsubj`` / ``nsubjpass``, or for a predicate wi
 ("I", "we", "Mia and I") is the speaker; a proper name is that person; anything else
 (pronouns, "my sister") is no subject. A clause states nothing when its sentence is a
 question, when it or a clause above it is a condition ("if"), carries a modal ("would",
-"could", "will"), is a wish ("I wish", "I want to") or reported speech ("she said").
+"could", "will"), is a wish ("I wish", "I want to"), reported speech ("she said") or a
+purpose ("saving up to buy a flat"). A clause the parse hangs as a complement of a
+predicate after it is a comma splice ("I've packed in the cello, it was never going to
+happen"): what follows does not govern it.
 """
 
 from __future__ import annotations
@@ -38,7 +41,12 @@ _FILLERS = FUTURE_TIME | {
     "maybe", "definitely", "now", "again", "eventually", "hopefully", "instead", "anyway",
     "though",
 }  # fmt: skip
-_NAME_STOP = frozenset({"i", "mom", "dad", "mum", "god", "lol", "omg", "haha", "yes", "no"})
+_NAME_STOP = frozenset(
+    {
+        "i", "mom", "dad", "mum", "god", "lol", "omg", "haha", "yes", "no", "yep", "yeah",
+        "nope", "ok", "okay", "hey", "hi", "wow", "ugh", "sorry", "thanks", "congrats",
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -120,7 +128,7 @@ def resolve_subject(verb: Token, speaker: str | None) -> tuple[str, str] | None:
     """The subject of `verb` and the partner of a "Mia and I" subject, else None."""
     token = _subject_token(verb)
     if token is None:
-        return None
+        return (speaker, "") if speaker and _elided_subject(verb) else None
     if token.lower_ in FIRST_PERSON:
         return (speaker, "") if speaker else None
     conjoined = [c for c in token.conjuncts if c.lower_ in FIRST_PERSON]
@@ -130,17 +138,59 @@ def resolve_subject(verb: Token, speaker: str | None) -> tuple[str, str] | None:
     return (person, "") if person else None
 
 
+def lemma_in(token: Token, lemmas: frozenset[str]) -> bool:
+    """Whether `token`'s lemma is one of `lemmas`, also where the tagger's lemma is wrong
+    ("hoping" -> "hop"): the form without its ending -ing / -ed / -s, with or without "e".
+    """
+    if token.lemma_.lower() in lemmas:
+        return True
+    form = token.lower_
+    for ending in ("ing", "ed", "es", "s"):
+        if form.endswith(ending) and len(form) > len(ending) + 2:
+            stem = form[: -len(ending)]
+            return stem in lemmas or f"{stem}e" in lemmas
+    return False
+
+
+def is_purpose(clause: Token) -> bool:
+    """Whether `clause` is a purpose infinitive ("saving up *to buy a flat*", "studying *to
+    become a nurse*"): an aim, not a fact.
+    """
+    return clause.dep_ == "advcl" and any(c.tag_ == "TO" for c in children(clause, "aux"))
+
+
+def is_planning(verb: Token) -> bool:
+    """Whether `verb` states a plan for its complement: a plan verb, or "save up (to)"."""
+    if verb.lemma_ in PLAN_VERBS:
+        return True
+    return verb.lemma_ == "save" and any(t.lower_ == "up" for t in children(verb, "prt"))
+
+
+def _elided_subject(verb: Token) -> bool:
+    """Whether `verb` opens a sentence whose subject "I" is left out, as chat does
+    ("Settled in Cork now.", "Joined a choir last month."): a past form at the root,
+    with only adverbs or interjections before it.
+    """
+    if verb.dep_ != "ROOT" or verb.tag_ not in {"VBD", "VBN"}:
+        return False
+    before = verb.doc[verb.sent.start : verb.i]
+    return all(t.pos_ in {"ADV", "INTJ", "PUNCT"} for t in before)
+
+
 def _blocks(token: Token, below: Token | None) -> bool:
     """Whether `token` makes the clause under it (or itself) not a statement of fact."""
     if any(c.dep_ == "mark" and c.lower_ in NOT_FACT_MARKS for c in token.children):
         return True
     if any(c.dep_ == "aux" and c.lower_ in NOT_FACT_AUX for c in token.children):
         return not _is_cant_stand(token)
+    if below is not None and is_purpose(below):
+        return True
     if below is None or below.dep_ not in {"ccomp", "xcomp"}:
         return False
-    planned = token.lemma_ in PLAN_VERBS or (token.lemma_ == "go" and token.tag_ == "VBG")
+    going = token.lemma_ == "go" and token.tag_ == "VBG" and below.dep_ == "xcomp"
+    planned = is_planning(token) or going
     ending = below.dep_ == "xcomp" and token.lemma_ in ENDING_VERBS
-    return planned or ending or token.lemma_ in REPORTING or token.lemma_ in WISHING
+    return planned or ending or token.lemma_ in REPORTING or lemma_in(token, WISHING)
 
 
 def _is_cant_stand(token: Token) -> bool:
@@ -154,6 +204,8 @@ def states_fact(verb: Token) -> bool:
         return False
     token, below = verb, None
     for _ in range(8):
+        if below is not None and below.dep_ == "ccomp" and below.i < token.i:
+            return True
         if _blocks(token, below):
             return False
         if token.head is token:
@@ -204,6 +256,11 @@ def _time_phrase(token: Token) -> bool:
     return token.dep_ in {"advcl", "punct", "cc", "conj", "mark", "aux", "neg", "nsubj"}
 
 
+def _subjective(word: Token, named: bool) -> bool:
+    """Whether `word` is an evaluative modifier, not part of a name ("Old Quebec")."""
+    return word.lower_ in SUBJECTIVE and not (named and word.text[:1].isupper())
+
+
 def noun_value(token: Token) -> str:
     """A noun phrase trimmed to the value convention: articles, possessives and leading
     evaluative words dropped; a proper name keeps its "of" part ("University of Toronto")
@@ -216,7 +273,8 @@ def noun_value(token: Token) -> str:
             if right.dep_ == "nummod" or (right.dep_ == "prep" and right.lower_ == "of"):
                 words.extend(right.subtree)
     words = sorted(set(words), key=lambda t: t.i)
-    while len(words) > 1 and (words[0].lower_ in SUBJECTIVE or words[0].is_punct):
+    named = token.pos_ == "PROPN"
+    while len(words) > 1 and (_subjective(words[0], named) or words[0].is_punct):
         words = words[1:]
     return "".join(t.text_with_ws for t in words).strip()
 

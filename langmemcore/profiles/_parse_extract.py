@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from langmemcore.profiles._parse_clause import make_clause
+from langmemcore.profiles._parse_message import message_statements, name_pets
+from langmemcore.profiles._parse_phrasal import PHRASAL_RULES
 from langmemcore.profiles._parse_rules import LIFE_RULES, Rule
 from langmemcore.profiles._parse_taste import READS_NEGATION, TASTE_RULES
 from langmemcore.profiles.aspects import AspectStatement
@@ -27,13 +29,15 @@ _NOT_PREDICATES = frozenset({"aux", "auxpass"})
 
 def _rules() -> dict[str, tuple[Rule, ...]]:
     by_lemma: dict[str, list[Rule]] = {}
-    for lemmas, rule in (*LIFE_RULES, *TASTE_RULES):
+    for lemmas, rule in (*LIFE_RULES, *TASTE_RULES, *PHRASAL_RULES):
         for lemma in lemmas:
             by_lemma.setdefault(lemma, []).append(rule)
     return {lemma: tuple(rules) for lemma, rules in by_lemma.items()}
 
 
 _RULES = _rules()
+RULE_LEMMAS = frozenset(_RULES)
+"""Every verb lemma a rule reads."""
 
 
 def parse_statements(doc: Doc, speaker: str | None) -> list[AspectStatement]:
@@ -61,4 +65,17 @@ def parse_statements(doc: Doc, speaker: str | None) -> list[AspectStatement]:
             if denied and rule not in READS_NEGATION:
                 continue
             found.extend(st for st in rule(clause) if st.value or st.ended)
-    return list(dict.fromkeys(found))
+    found.extend(message_statements(doc, speaker))
+    return _merged(name_pets(doc, found))
+
+
+def _merged(found: list[AspectStatement]) -> list[AspectStatement]:
+    """The statements without repeats, two that differ only in `change` merged into one
+    that marks a change ("I started playing guitar": "start" and "play" both read it).
+    """
+    merged: dict[tuple[str, str, str, bool], AspectStatement] = {}
+    for st in found:
+        key = (st.subject, st.aspect, st.value, st.ended)
+        if key not in merged or st.change:
+            merged[key] = merged.get(key, st) if not st.change else st
+    return list(merged.values())

@@ -44,6 +44,7 @@ from langmemcore.profiles._parse_words import (
     VEHICLE_HAVE,
     VEHICLES,
     WORK_LEAVE,
+    WORKPLACES,
 )
 from langmemcore.profiles.aspects import AspectStatement
 
@@ -90,14 +91,39 @@ def _place(verb: Token) -> Token | None:
     return None
 
 
+def _moved_out_of(verb: Token) -> Token | None:
+    """The place a verb of moving says was left: "I've moved out of the houseshare"."""
+    if verb.lemma_ != "move":
+        return None
+    for out in (t for t in verb.children if t.lower_ == "out"):
+        place = prep_object(out, "of") or prep_object(verb, "of")
+        if place is not None and not is_time(place):
+            return place
+    return None
+
+
+def _moving(verb: Token) -> bool:
+    """Whether a progressive "moving" with no "now" speaks of a coming move ("I'm moving
+    to Portland in the fall"): the progressive of a one-off change is a plan.
+    """
+    if verb.tag_ != "VBG" or verb.lemma_ not in {"move", "relocate"}:
+        return False
+    return not any(t.lower_ in {"now", "currently"} for t in verb.children)
+
+
 def home(clause: Clause) -> list[AspectStatement]:
     """Reads "I live in Leeds", "we moved to Hamburg", "I'm renting a flat in Leeds"."""
     verb = clause.verb
     place = _place(verb)
+    left = _moved_out_of(verb)
+    if left is not None:
+        return [statement(clause, "home", noun_value(left), ended=True)]
     if place is None:
         return []
     if is_future(verb):
         return [statement(clause, "plan", verb_phrase(verb))]
+    if _moving(verb):
+        return [statement(clause, "plan", f"{verb.lemma_} to {noun_value(place)}")]
     past = verb.tag_ == "VBD" and verb.lemma_ in {"live", "rent"} and not child(verb, "aux")
     changed = verb.lemma_ in {"move", "relocate", "settle"}
     return [statement(clause, "home", noun_value(place), past, changed)]
@@ -149,6 +175,13 @@ def leave(clause: Clause) -> list[AspectStatement]:
     """Reads "I quit my job", "I left teaching", "I retired", "I quit the band"."""
     verb = clause.verb
     obj = child(verb, "dobj", "xcomp")
+    where = prep_object(verb, "at")
+    if obj is None and where is not None and not is_time(where):
+        return [statement(clause, "work", noun_value(where), ended=True)]
+    if verb.lemma_ == "finish":
+        return []
+    if obj is not None and obj.lemma_ in WORKPLACES and obj.pos_ == "NOUN":
+        return [statement(clause, "work", noun_value(obj), ended=True)]
     if obj is not None and obj.lemma_ in GROUPS:
         return [statement(clause, GROUPS[obj.lemma_], "", ended=True)]
     if obj is None:
@@ -219,6 +252,8 @@ def breakup(clause: Clause) -> list[AspectStatement]:
     if other is None and obj is not None and obj.pos_ == "PROPN":
         other = obj
     value = name(other) if other is not None and other.pos_ == "PROPN" else clause.with_name
+    if other is None and not _plural_subject(clause):
+        return []
     first_person = _speaks_for_self(clause)
     return [statement(clause, "partner", value, ended=True)] if value or first_person else []
 
@@ -226,6 +261,14 @@ def breakup(clause: Clause) -> list[AspectStatement]:
 def _speaks_for_self(clause: Clause) -> bool:
     subject = child(clause.verb, "nsubj")
     return subject is not None and subject.lower_ in {"i", "we"}
+
+
+def _plural_subject(clause: Clause) -> bool:
+    """Whether a break-up's subject is two people: "we", "Mia and I", "Tom and Mia"."""
+    subject = child(clause.verb, "nsubj")
+    if subject is None:
+        return False
+    return subject.lower_ == "we" or bool(subject.conjuncts) or bool(clause.with_name)
 
 
 def _animal(noun: Token) -> str:
@@ -248,17 +291,26 @@ def pet(clause: Clause) -> list[AspectStatement]:
 
 
 def _vehicle(noun: Token) -> str | None:
-    words = [t for t in noun.subtree if t.dep_ == "compound" or t is noun]
-    if not any(t.lemma_.lower() in VEHICLES for t in words):
+    """The vehicle a noun names with the compounds and numbers in front of it ("Tesla
+    Model 3", "pickup" of "pickup to every home game"), else None.
+    """
+    kept = [noun]
+    for left in reversed(list(noun.lefts)):
+        if left.dep_ not in {"compound", "nummod"} or left.i != kept[0].i - 1:
+            break
+        kept.insert(0, left)
+    kept += [t for t in noun.rights if t.dep_ == "nummod"]
+    if not any(t.lemma_.lower() in VEHICLES for t in kept):
         return None
-    kept = [t for t in noun.subtree if t.dep_ in {"compound", "nummod"} or t is noun]
-    return " ".join(t.text for t in sorted(kept, key=lambda t: t.i))
+    return " ".join(t.text for t in kept)
 
 
 def owns(clause: Clause) -> list[AspectStatement]:
     """Reads "I drive a Honda Civic", "I bought a flat in Glasgow", "we sold the Civic"."""
     verb = clause.verb
     obj = child(verb, "dobj")
+    if obj is None and verb.lemma_ == "trade":
+        obj = prep_object(verb, "in")
     if obj is None:
         return []
     vehicle = _vehicle(obj)
@@ -266,7 +318,7 @@ def owns(clause: Clause) -> list[AspectStatement]:
         if vehicle is None and not (obj.pos_ == "PROPN" and verb.lemma_ == "trade"):
             return []
         found = [statement(clause, "vehicle", vehicle or noun_value(obj), ended=True)]
-        new = prep_object(verb, "for")
+        new = prep_object(verb, "for") or prep_object(obj, "for")
         new_vehicle = _vehicle(new) if new is not None else None
         return found + (
             [statement(clause, "vehicle", new_vehicle, change=True)] if new_vehicle else []
@@ -282,7 +334,7 @@ LIFE_RULES: tuple[tuple[frozenset[str], Rule], ...] = (
     (HOME_VERBS, home),
     (frozenset({"work", "teach", "hire", "employ", "recruit"}), work),
     (JOB_GET | {"become"}, job),
-    (WORK_LEAVE, leave),
+    (WORK_LEAVE | {"finish"}, leave),
     (SCHOOL_VERBS | {"do"}, school),
     (frozenset({"graduate", "drop"}), graduate),
     (PARTNER_START | {"get", "be"}, partner),

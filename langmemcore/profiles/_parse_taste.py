@@ -14,6 +14,8 @@ from langmemcore.profiles._parse_clause import (
     child,
     children,
     is_future,
+    is_planning,
+    is_purpose,
     noun_value,
     prep_object,
     verb_phrase,
@@ -33,6 +35,7 @@ from langmemcore.profiles._parse_words import (
     HOBBY_TAKE,
     LIKE,
     MOTION,
+    NOT_PLANNED,
     PLAN_VERBS,
     PLAYABLE,
     PROPERTY,
@@ -114,7 +117,8 @@ def hobby(clause: Clause) -> list[AspectStatement]:
         if old is not None and new is not None and {old.lower_, new.lower_} <= _HOBBIES:
             gone = statement(clause, "hobby", old.lower_, ended=True)
             return [gone, statement(clause, "hobby", new.lower_, change=True)]
-    if lemma in HOBBY_GERUNDS and obj is None and verb.tag_ in {"VBP", "VBZ"}:
+    travel = prep_object(verb, "to") is not None
+    if lemma in HOBBY_GERUNDS and obj is None and verb.tag_ in {"VBP", "VBZ"} and not travel:
         return [statement(clause, "hobby", HOBBY_GERUNDS[lemma])]
     return []
 
@@ -185,8 +189,14 @@ def plan(clause: Clause) -> list[AspectStatement]:
     if clause.negated:
         return []
     planned = child(verb, "xcomp")
+    if planned is None and verb.lemma_ == "save":
+        planned = next((c for c in children(verb, "advcl") if is_purpose(c)), None)
     going = verb.lemma_ == "go" and verb.tag_ == "VBG"
-    if planned is not None and (verb.lemma_ in PLAN_VERBS or going):
+    if any(t.tag_ == "WRB" for t in verb.children):
+        return []
+    if going and planned is not None and planned.lemma_ in NOT_PLANNED:
+        return []
+    if planned is not None and (is_planning(verb) or going):
         return [statement(clause, "plan", verb_phrase(planned))]
     obj = child(verb, "dobj")
     if obj is not None and verb.lemma_ in PLAN_VERBS:
@@ -194,10 +204,18 @@ def plan(clause: Clause) -> list[AspectStatement]:
     return []
 
 
+def hyphenated(token: Token) -> str:
+    """The word `token` ends, joined across hyphens the tokenizer split ("gluten-free")."""
+    start = token.i
+    while start >= 2 and token.doc[start - 1].text == "-" and not token.doc[start - 1].whitespace_:
+        start -= 2
+    return token.doc[start : token.i + 1].text.lower().replace(" ", "")
+
+
 def _be_state(clause: Clause, state: Token) -> list[AspectStatement]:
     """Reads "I'm vegan now", "I'm allergic to peanuts", "I'm lactose intolerant"."""
-    if state.lower_ in DIETS:
-        return [statement(clause, "diet", state.lower_)]
+    if hyphenated(state) in DIETS:
+        return [statement(clause, "diet", hyphenated(state))]
     if state.lower_ not in HEALTH:
         return []
     words = [t for t in state.subtree if t.dep_ not in {"advmod", "punct", "cc", "conj"}]
@@ -205,15 +223,35 @@ def _be_state(clause: Clause, state: Token) -> list[AspectStatement]:
 
 
 def _be_thing(clause: Clause, thing: Token) -> list[AspectStatement]:
-    """Reads "I'm a huge Lakers fan", "I'm a nurse at the clinic"."""
+    """Reads "I'm a huge Lakers fan", "a fan of reality TV", "I'm a nurse at the clinic"."""
     if thing.lemma_ in FAN_NOUNS:
         named = [t for t in thing.lefts if t.pos_ == "PROPN" and t.dep_ == "compound"]
         of = prep_object(thing, "of")
+        if not named and of is not None and of.pos_ != "PROPN":
+            return [statement(clause, "preference", noun_value(of))]
         team_name = noun_value(named[-1]) if named else noun_value(of) if of is not None else ""
         return [statement(clause, "team", team_name)] if team_name else []
-    if thing.lemma_ in ROLES:
+    if thing.lemma_ in ROLES and clause.verb.lemma_ == "be":
         return [statement(clause, "work", noun_value(thing))]
     return []
+
+
+def _role(verb: Token) -> Token | None:
+    """The role noun of a "be" clause, also where the tagger read it as an adjective ("I'm
+    a student paramedic" parsed as "a student" + "paramedic").
+    """
+    for token in children(verb, "attr", "acomp"):
+        if token.lemma_.lower() in ROLES or token.lower_ in ROLES:
+            return token
+    return None
+
+
+def _role_value(role: Token) -> str:
+    """A role read as an adjective, with the noun the parse put before it ("student")."""
+    before = role.nbor(-1) if role.i > 0 else None
+    if before is not None and before.dep_ == "attr" and before.head.i == role.head.i:
+        return f"{noun_value(before)} {role.text}"
+    return noun_value(role)
 
 
 def being(clause: Clause) -> list[AspectStatement]:
@@ -223,9 +261,14 @@ def being(clause: Clause) -> list[AspectStatement]:
     verb = clause.verb
     if clause.negated and not clause.ended:
         return []
-    state, thing = child(verb, "acomp"), child(verb, "attr")
+    state, thing, role = child(verb, "acomp"), child(verb, "attr"), _role(verb)
+    if verb.lemma_ == "become":
+        return _be_thing(clause, thing) if thing is not None else []
     found = _be_state(clause, state) if state is not None else []
+    found += _be_state(clause, thing) if thing is not None and not found else []
     found += _be_thing(clause, thing) if thing is not None else []
+    if role is not None and role is not thing and verb.lemma_ == "be":
+        found.append(statement(clause, "work", _role_value(role)))
     if found:
         return found
     into, on = prep_object(verb, "into"), prep_object(verb, "on")
@@ -278,8 +321,8 @@ TASTE_RULES: tuple[tuple[frozenset[str], Rule], ...] = (
     (frozenset({"support"}), team),
     (DROP | {"join", "be", "play", "sing", "train", "climb", "go", "quit", "leave"}, groups),
     (MOTION | CHEER, travels),
-    (PLAN_VERBS | {"go"}, plan),
-    (frozenset({"be"}), being),
+    (PLAN_VERBS | {"go", "save"}, plan),
+    (frozenset({"be", "become"}), being),
 )
 """The taste rules, each with the verb lemmas it reads."""
 

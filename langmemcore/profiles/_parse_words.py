@@ -12,8 +12,11 @@ FIRST_PERSON = frozenset({"i", "we"})
 """Subjects that stand for the speaker."""
 
 REPORTING = frozenset(
-    {"say", "tell", "think", "hear", "claim", "mention", "guess", "suppose", "believe", "read"}
-)
+    {
+        "say", "tell", "think", "hear", "claim", "mention", "guess", "suppose", "believe",
+        "read", "ask",
+    }
+)  # fmt: skip
 """Verbs whose clausal complement is reported, not stated, speech."""
 
 WISHING = frozenset({"wish", "hope", "want", "dream", "would", "wonder", "imagine", "consider"})
@@ -183,6 +186,13 @@ ROLES = frozenset(
         "therapist", "scientist", "journalist", "electrician", "plumber", "mechanic",
         "manager", "director", "researcher", "professor", "lecturer", "waiter", "waitress",
         "baker", "carpenter", "translator", "photographer", "writer", "editor", "officer",
+        "radiographer", "physiotherapist", "physio", "paralegal", "receptionist", "cashier",
+        "driver", "cleaner", "caretaker", "hairdresser", "butcher", "builder", "surveyor",
+        "solicitor", "optician", "carer", "technician", "administrator", "recruiter",
+        "marketer", "economist", "biologist", "chemist", "physicist", "psychologist",
+        "counsellor", "counselor", "postman", "courier", "bartender", "server",
+        "sommelier", "florist", "tailor", "welder", "roofer", "painter", "animator",
+        "illustrator", "musician", "actor", "actress", "dancer", "curator", "archivist",
     }
 )  # fmt: skip
 """Nouns naming an occupation ("I'm a nurse", "became a software developer")."""
@@ -200,3 +210,45 @@ CHEER = frozenset({"root", "cheer"})
 
 DROP = frozenset({"drop", "cancel", "abandon", "scrap", "shelve"})
 """Verbs that give up a plan or end a membership."""
+
+WORKPLACES = frozenset(
+    {
+        "bank", "hospital", "clinic", "firm", "company", "office", "school", "academy",
+        "agency", "council", "charity", "startup", "studio", "restaurant", "cafe", "bakery",
+        "shop", "store", "factory", "warehouse", "lab", "practice", "university", "college",
+        "library", "hotel", "newspaper", "magazine", "ministry", "department", "museum",
+        "gallery", "salon", "garage", "pharmacy", "surgery", "nursery",
+    }
+)  # fmt: skip
+"""Nouns naming a place of work: leaving one ends a job ("I left the bank")."""
+
+DWELLINGS = PROPERTY | frozenset(
+    {"place", "studio", "houseshare", "bedsit", "loft", "bungalow", "townhouse", "room"}
+)
+"""Nouns naming where someone lives ("our new place in Vancouver")."""
+
+KIN = frozenset(
+    {
+        "son", "daughter", "brother", "sister", "mother", "father", "mom", "mum", "dad",
+        "nephew", "niece", "cousin", "aunt", "uncle", "grandson", "granddaughter", "grandma",
+        "grandpa", "grandmother", "grandfather", "kid", "child", "baby", "stepson",
+        "stepdaughter",
+    }
+)  # fmt: skip
+"""Nouns naming a relative ("my nephew's called Zain")."""
+
+WORK_STATES = frozenset({"freelance", "self-employed", "part-time", "full-time", "solo"})
+"""Adjectives a person "goes" in their work ("I went freelance")."""
+
+DEATH = frozenset({"die", "pass", "run"})
+"""Verbs that, said of a named pet, end it ("Biscuit died", "passed away", "ran away")."""
+
+CONTINUING = frozenset({"still", "now", "anymore", "longer", "though", "instead"})
+"""Words that mark a verbless fragment as a statement about the speaker ("Still a
+radiographer", "Vegetarian, though", "So no longer pescatarian").
+"""
+
+NOT_PLANNED = frozenset(
+    {"miss", "need", "have", "be", "love", "like", "hate", "regret", "happen", "cry", "die"}
+)
+"""Verbs whose "going to" is a prediction, not a plan ("I'm going to miss the bagels")."""

@@ -6,8 +6,11 @@ parse) and the clause patterns (`profiles._pattern_extract`). A message's statem
 the parse's, plus each pattern statement about a (subject, aspect, ended) the parse said
 nothing of, unless the parse read the same value as another aspect ("a fan of Arsenal":
 team, not preference). Where both speak of the same one, the pattern's value is kept
-instead when it names more: it contains the parse's words ("puppy Coco" for "puppy"), or
-it is a name where the parse has only a one-word kind ("Mazda CX-5" for "car").
+instead when it names more: it contains the parse's words ("puppy Coco" for "puppy",
+"running my own studio" for "running studio"), or it is a name where the parse has only a
+one-word kind ("Mazda CX-5" for "car"); a hobby keeps the parse's activity unless the
+pattern adds a name or number ("cello", not "learning the cello"). A
+value the message ends is not also stated by it ("My cat Luna died": only the ending).
 
 `extract_batch` parses a batch of messages with one call of the shared pipeline
 (`langmemcore.text.parse.parse_texts`); `extract_statements` is the one-message form.
@@ -19,6 +22,7 @@ import re
 from collections.abc import Sequence
 
 from langmemcore.profiles._parse_extract import parse_statements
+from langmemcore.profiles._parse_gate import may_state
 from langmemcore.profiles._pattern_extract import pattern_statements
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.text.parse import parse_texts
@@ -42,11 +46,14 @@ def _words(value: str) -> set[str]:
     return set(value.casefold().split())
 
 
-def _names_more(pattern: str, parse: str) -> bool:
+def _names_more(pattern: str, parse: str, aspect: str) -> bool:
     """Whether the pattern's value names more than the parse's (see the module docstring)."""
     if not parse:
         return False
-    named = any(w[0].isupper() for w in pattern.split())
+    extra = [w for w in pattern.split() if w.casefold() not in _words(parse)]
+    named = any(w[0].isupper() or w[0].isdigit() for w in extra)
+    if aspect == "hobby" and not named:
+        return False
     kind = parse.islower() and " " not in parse
     return _words(parse) < _words(pattern) or (named and kind)
 
@@ -66,9 +73,13 @@ def combine(
             continue
         for i, other in enumerate(found):
             same_key = (other.subject, other.aspect, other.ended) == key
-            if same_key and _names_more(st.value, other.value):
+            if same_key and _names_more(st.value, other.value, st.aspect):
                 found[i] = st
-    return list(dict.fromkeys(found))
+    ended = {(st.subject, st.aspect, st.value.casefold()) for st in found if st.ended}
+    kept = [
+        st for st in found if st.ended or (st.subject, st.aspect, st.value.casefold()) not in ended
+    ]
+    return list(dict.fromkeys(kept))
 
 
 def extract_batch(
@@ -88,11 +99,27 @@ def extract_batch(
         One list of statements per message, in order, duplicates removed.
     """
     messages = [_message(text, speaker) for text, speaker in observations]
-    docs = parse_texts([text for text, _ in messages])
+    gated = [i for i, (text, _) in enumerate(messages) if may_state(text)]
+    docs = dict(zip(gated, parse_texts([messages[i][0] for i in gated]), strict=True))
     return [
-        combine(parse_statements(doc, speaker), pattern_statements(text, speaker))
-        for doc, (text, speaker) in zip(docs, messages, strict=True)
+        [
+            st
+            for st in combine(
+                parse_statements(docs[i], speaker) if i in docs else [],
+                pattern_statements(text, speaker),
+            )
+            if not _lone_breakup(st, speaker)
+        ]
+        for i, (text, speaker) in enumerate(messages)
     ]
+
+
+def _lone_breakup(statement: AspectStatement, speaker: str | None) -> bool:
+    """Whether a partner ending names one other subject breaking up with nobody ("Rust Belt
+    broke up"): a group's end, not a couple's.
+    """
+    partner_end = statement.aspect == "partner" and statement.ended and not statement.value
+    return partner_end and statement.subject != speaker
 
 
 def extract_statements(text: str, speaker: str | None) -> list[AspectStatement]:
