@@ -252,12 +252,13 @@ class RetrievalConfig:
     sufficiency_top: int = 10
     """Fused notes the offline sufficiency test reads."""
 
-    llm_only: tuple[str, ...] = ("topic", "loop", "propagation", "profile")
+    llm_only: tuple[str, ...] = ("topic", "neighbour", "loop", "propagation", "profile")
     """Mechanisms that run only when a chat model is configured: channel names, and
     ``"loop"`` for the sufficiency loop. Offline (no model) they are skipped: by default
-    the topic and propagation channels and the loop, which did not add 0.5 point at R@5
-    or R@20 offline on at least 2 of the 3 dev conversations (BENCHMARKS.md's ablation
-    table and its Multi-hop section), and the profile channel, whose order of the offline
+    the topic, neighbour and propagation channels and the loop, which did not add 0.5
+    point at R@5 or R@20 offline on at least 2 of the 3 dev conversations (BENCHMARKS.md's
+    ablation tables and its Multi-hop section; the neighbour channel cost R@5 on all three
+    and added 0.5 at R@20 on one), and the profile channel, whose order of the offline
     extractor's values cost 0.4 R@5 and 0.3 R@20 there (BENCHMARKS.md, Profiles)."""
 
     supersession: bool = True

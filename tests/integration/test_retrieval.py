@@ -416,7 +416,7 @@ async def test_steps_a_search_does_not_run_are_not_visited(
     everything = await visited(context(database, embeddings))
     assert "expand" in everything and "sufficiency" in everything
     defaults = await visited(RetrievalContext(database, embeddings, RetrievalConfig()))
-    assert "expand" in defaults and "sufficiency" not in defaults
+    assert "expand" not in defaults and "sufficiency" not in defaults
 
 
 async def test_loop_stops_at_max_rounds(

@@ -73,17 +73,18 @@ async def test_time_channel_in_the_shared_statement_finds_the_named_month(
     assert found == {"time": [built.ids["race"], built.ids["parade"]]}
 
 
-async def test_an_offline_default_search_sends_five_statements(
+async def test_an_offline_default_search_sends_four_statements(
     built: Built, database: Database, embeddings: LocalEmbeddings
 ) -> None:
     # the stored keyword vectors, the shared channels (keyword, vector, speaker, full text,
-    # time), the neighbour channel, the evidence packed, the query log
+    # time), the evidence packed, the query log (the neighbour channel runs with a chat
+    # model only)
     memory = Memory(database, embeddings)
     query = "Did Melanie paint the lake at sunrise in May 2023?"
     with sql_statements(database) as sent:
         found = await memory.asearch(built.namespace, query)
     assert found[0].note_id == built.ids["sunrise"]
-    assert len(sent) == 5
+    assert len(sent) == 4
 
 
 async def test_full_text_in_one_statement_lets_only_rare_terms_select(
