@@ -340,7 +340,7 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     search asks for ``min_confidence``, before the cut at ``k``).
     """
     ctx, fused, floor = runtime.context, state["fused"], state.get("min_confidence")
-    plan = state["plan"]
+    plan = state.get("plan")
     async with Repository.open(ctx.database, autocommit=True) as repo:
         if floor is not None:
             confident = await repo.confident_note_ids(
@@ -356,7 +356,9 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
             token_budget=state.get("token_budget"),
             diversity=ctx.config.diversity,
             pool=ctx.config.diversity_pool,
-            state=state_question(plan.text, plan.times, plan.entities, ctx.config),
+            state=None
+            if plan is None
+            else state_question(plan.text, plan.times, plan.entities, ctx.config),
         )
     return {"results": _profile_order(results, state.get("rankings", []))}
 

@@ -87,7 +87,7 @@ async def active_notes(
         Fused(note_id, 1.0 / rank, {ACTIVE_CHANNEL: rank})
         for rank, note_id in enumerate(found.note_ids, 1)
     ]
-    in_order = replace(context, config=replace(context.config, diversity=0.0))
+    in_order = replace(context, config=replace(context.config, diversity=0.0, supersession=False))
     state: RetrievalState = {
         "namespace": tuple(namespace),
         "query": query,
