@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from langmemcore.config import RetrievalConfig
-from langmemcore.retrieval.fusion import ChannelRanking
+from langmemcore.retrieval.fusion import ChannelRanking, Fused
 from langmemcore.retrieval.profile_channel import profile_ranking
 from langmemcore.storage.database import Database
 from langmemcore.storage.records import Scored
@@ -34,6 +34,7 @@ __all__ = [
     "CHANNEL_FUNCTIONS",
     "channel_weight",
     "neighbour_channel",
+    "neighbour_ranking",
     "QueryPlan",
     "channel_groups",
     "rank_neighbours",
@@ -136,6 +137,24 @@ async def neighbour_channel(
     """
     triples, relevance = await repo.neighbourhood(ns, [a.id for a in anchors], plan.vector)
     return rank_neighbours(anchors, triples, relevance, config.depth)
+
+
+async def neighbour_ranking(
+    database: Database,
+    ns: tuple[str, ...],
+    fused: Sequence[Fused],
+    plan: QueryPlan,
+    config: RetrievalConfig,
+) -> ChannelRanking:
+    """The neighbour channel's weighted ranking from the ``anchors`` best of ``fused``
+    (each anchor weighing its fused score relative to the best).
+    """
+    top = fused[: config.anchors]
+    anchors = [Scored(f.note_id, f.score / top[0].score) for f in top]
+    async with Repository.open(database, autocommit=True) as repo:
+        ids = await neighbour_channel(repo, ns, anchors, plan, config)
+    weight = channel_weight(config, "neighbour", plan.round)
+    return ChannelRanking("neighbour", tuple(ids), weight, plan.round)
 
 
 async def vector_channel(

@@ -19,9 +19,11 @@ from langmemcore._errors import LLMOutputError, LLMUnavailableError
 from langmemcore.prompts import call_structured
 from langmemcore.prompts.query_intent import QueryIntent, render_query_intent_prompt
 from langmemcore.retrieval.channels import QueryPlan
+from langmemcore.storage.database import Database
+from langmemcore.storage.repository import Repository
 from langmemcore.text import analyze_query, normalize_keyword
 
-__all__ = ["PLAN_VECTORS", "KeywordLookup", "plan_query"]
+__all__ = ["PLAN_VECTORS", "KeywordLookup", "plan_query", "stored_keywords"]
 
 _log = logging.getLogger("langmemcore.retrieval")
 
@@ -31,6 +33,18 @@ PLAN_VECTORS = frozenset({"text", "topic", "keywords"})
 
 KeywordLookup = Callable[[Sequence[str]], Awaitable[Mapping[str, Sequence[float]]]]
 """Finds stored embeddings of keyword names (those it knows)."""
+
+
+def stored_keywords(database: Database, namespace: tuple[str, ...]) -> KeywordLookup:
+    """Finds the stored embeddings of keywords the namespace already has (so that a query
+    embeds only its text and the keywords memory has never seen).
+    """
+
+    async def stored(names: Sequence[str]) -> dict[str, list[float]]:
+        async with Repository.open(database, autocommit=True) as repo:
+            return await repo.keyword_vectors(namespace, names)
+
+    return stored
 
 
 async def _intent(

@@ -80,7 +80,10 @@ def fuse(
 
 
 def diversify(
-    fused: Sequence[Fused], vectors: Mapping[int, npt.ArrayLike], relevance: float
+    fused: Sequence[Fused],
+    vectors: Mapping[int, npt.ArrayLike],
+    relevance: float,
+    limit: int | None = None,
 ) -> list[Fused]:
     """Re-order by maximal marginal relevance; each note's score becomes the value at
     which it was picked.
@@ -97,16 +100,18 @@ def diversify(
         fused: Fused notes, best first; all must have a vector.
         vectors: Note id -> normalised embedding.
         relevance: Weight of the fused score (1 keeps the order and the scores).
+        limit: Pick only this many (the first ``limit`` of the whole order: each pick
+            depends on the earlier ones only); all by default.
     """
     if relevance >= 1.0 or len(fused) < 3:
-        return list(fused)
+        return list(fused[:limit])
     best = max(f.score for f in fused)
     scores = np.asarray([f.score for f in fused])
     matrix = np.asarray([vectors[f.note_id] for f in fused], dtype=np.float64)
     closest = np.zeros(len(fused))
     remaining = np.ones(len(fused), dtype=bool)
     picked: list[Fused] = []
-    for _ in range(len(fused)):
+    for _ in range(len(fused) if limit is None else min(limit, len(fused))):
         value = relevance * scores + (1 - relevance) * best * (1.0 - closest)
         pick = int(np.argmax(np.where(remaining, value, -np.inf)))
         picked.append(replace(fused[pick], score=float(value[pick])))

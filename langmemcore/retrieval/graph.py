@@ -3,10 +3,11 @@ expand -> [sufficiency -> refine -> channels -> fuse -> propagate -> expand]* ->
 
 ``propagate`` (the propagation channel: a random walk from the best fused notes) and
 ``expand`` (the neighbour channel: edges from the best fused notes) start from the fusion,
-so they run after the other channels. Steps a search does not run are skipped, not
-visited: with the propagation or neighbour channel off there is no ``propagate`` or
-``expand``, and without a possible sub-query round (``max_rounds`` 1, as offline by
-default) no ``sufficiency``.
+so they run after the other channels; without the propagation channel (offline by default)
+``fuse`` runs the neighbour channel itself, one superstep fewer. Steps a search does not
+run are skipped, not visited: with the propagation or neighbour channel off there is no
+``propagate`` or ``expand``, and without a possible sub-query round (``max_rounds`` 1, as
+offline by default) no ``sufficiency``.
 
 Dependencies (database, embedder, LLM, settings) reach the nodes through LangGraph's
 runtime context (:class:`RetrievalContext`). Channel rankings accumulate across rounds, so
@@ -37,11 +38,11 @@ from langmemcore.retrieval.channels import (
     QueryPlan,
     channel_groups,
     channel_weight,
-    neighbour_channel,
+    neighbour_ranking,
     run_channels,
 )
 from langmemcore.retrieval.cost import count
-from langmemcore.retrieval.decompose import KeywordLookup, plan_query
+from langmemcore.retrieval.decompose import plan_query, stored_keywords
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.profile_channel import order_by_profile, search_subjects
@@ -126,22 +127,10 @@ SEEDED_CHANNELS = frozenset({"neighbour", "propagation"})
 """Channels that start from the fused notes, so they run after the fusion."""
 
 
-def _stored_keywords(database: Database, namespace: tuple[str, ...]) -> KeywordLookup:
-    """Finds the stored embeddings of keywords the namespace already has (so that a query
-    embeds only its text and the keywords memory has never seen).
-    """
-
-    async def stored(names: Sequence[str]) -> dict[str, list[float]]:
-        async with Repository.open(database, autocommit=True) as repo:
-            return await repo.keyword_vectors(namespace, names)
-
-    return stored
-
-
 async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Decompose and embed the query."""
     ctx = runtime.context
-    lookup = _stored_keywords(ctx.database, state["namespace"])
+    lookup = stored_keywords(ctx.database, state["namespace"])
     subjects = await search_subjects(ctx.database, state["namespace"], ctx.config)
     plan = await plan_query(
         state["query"], ctx.embeddings, llm=ctx.llm, lookup=lookup, subjects=subjects
@@ -186,25 +175,35 @@ async def channel(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
 
 
 async def fuse_node(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
-    """Weighted reciprocal rank fusion over every round's rankings."""
+    """Weighted reciprocal rank fusion over every round's rankings, then the neighbour
+    channel in the same step when it runs without the propagation channel (which comes
+    first, then ``expand``): one superstep fewer on the offline default path.
+    """
     config = runtime.context.config
-    return {"fused": fuse(state["rankings"], config.rrf_k, config.priors)}
+    fused = fuse(state["rankings"], config.rrf_k, config.priors)
+    if not _expands_in_fusion(state["channels"], fused):
+        return {"fused": fused}
+    return await _neighbours(state, runtime, fused)
+
+
+def _expands_in_fusion(channels: Sequence[str], fused: Sequence[Fused]) -> bool:
+    """Whether ``fuse`` runs the neighbour channel itself (it runs, propagation not)."""
+    return "neighbour" in channels and "propagation" not in channels and bool(fused)
 
 
 async def expand(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
-    """Neighbour channel: 1 hop along edges from the best fused notes, then re-fuse."""
-    config = runtime.context.config
+    """Neighbour channel after the propagation channel (see :func:`_neighbours`)."""
     if "neighbour" not in state["channels"] or not state["fused"]:
         return {}
-    top = state["fused"][: config.anchors]
-    anchors = [Scored(f.note_id, f.score / top[0].score) for f in top]
-    plan = state["current"]
-    async with Repository.open(runtime.context.database, autocommit=True) as repo:
-        ids = await neighbour_channel(repo, state["namespace"], anchors, plan, config)
+    return await _neighbours(state, runtime, state["fused"])
+
+
+async def _neighbours(state: RetrievalState, runtime: Ctx, fused: list[Fused]) -> dict[str, Any]:
+    """Neighbour channel: 1 hop along edges from the best ``fused`` notes, then re-fuse."""
+    ctx = runtime.context
+    plan, config = state["current"], ctx.config
+    ranking = await neighbour_ranking(ctx.database, state["namespace"], fused, plan, config)
     count(channel_calls=1)
-    ranking = ChannelRanking(
-        "neighbour", tuple(ids), channel_weight(config, "neighbour", plan.round), plan.round
-    )
     fused = fuse([*state["rankings"], ranking], config.rrf_k, config.priors)
     return {"rankings": [ranking], "fused": fused}
 
@@ -270,9 +269,13 @@ async def sufficiency(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
 def route_after_fusion(
     state: RetrievalState,
 ) -> Literal["propagate", "expand", "sufficiency", "pack"]:
-    """To the propagation channel when it runs, else on as :func:`route_after_fuse`."""
+    """To the propagation channel when it runs, past ``expand`` when ``fuse`` ran the
+    neighbour channel, else on as :func:`route_after_fuse`.
+    """
     if "propagation" in state["channels"] and state["fused"]:
         return "propagate"
+    if _expands_in_fusion(state["channels"], state["fused"]):
+        return route_after_expand(state)
     return route_after_fuse(state)
 
 
@@ -324,7 +327,7 @@ async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         keywords=state.get("subquery_keywords") or None,
         vectors=_plan_vectors(channels),
         known=known,
-        lookup=_stored_keywords(ctx.database, state["namespace"]),
+        lookup=stored_keywords(ctx.database, state["namespace"]),
         subjects=state["plan"].subjects,
     )
     count(refined=int(round == 1), subquery_rounds=1)

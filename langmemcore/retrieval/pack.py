@@ -104,7 +104,7 @@ async def pack_notes(
     notes = await repo.note_evidence(namespace, [f.note_id for f in head])
     head = [f for f in head if f.note_id in notes]
     if diversity > 0:
-        head = diversify(head, {i: n.vector for i, n in notes.items()}, 1.0 - diversity)
+        head = diversify(head, {i: n.vector for i, n in notes.items()}, 1.0 - diversity, k)
     if state is not None:
         head = await _supersede(repo, namespace, head[:k], notes, state)
     packed: list[RetrievedNote] = []

@@ -38,6 +38,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -120,10 +121,13 @@ def asks_about_present(question: str, times: Sequence[TimeMention] = ()) -> bool
     return not _PARTICIPLE.search(text) and bool(_PRESENT.search(text))
 
 
+@lru_cache(maxsize=8192)
 def aspect_terms(text: str) -> frozenset[str]:
     """The profile aspects a text speaks of by their cue words, as terms (``"aspect:pet"``
     for "my cat", "a puppy", "What pet ..."), so that a question's aspect ties statements
     that share none of its words (:func:`~langmemcore.profiles.question.text_aspects`).
+    Cached like :func:`~langmemcore.text.content_stem_set`: packing reads the same note
+    contexts search after search.
     """
     return frozenset(f"aspect:{aspect}" for aspect in text_aspects(text))
 
@@ -224,9 +228,11 @@ def _subject_speakers(statements: Sequence[Statement], named: Collection[str]) -
     return chosen or said
 
 
+@lru_cache(maxsize=8192)
 def announces_change(text: str) -> bool:
     """Whether a statement says that something changed ("I quit the bakery", "we moved
-    to Hamburg", "I no longer eat meat", "Luna passed away").
+    to Hamburg", "I no longer eat meat", "Luna passed away"; cached like
+    :func:`aspect_terms`).
     """
     return bool(_CHANGE.search(fold_apostrophes(text)))
 

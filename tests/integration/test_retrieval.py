@@ -414,9 +414,18 @@ async def test_steps_a_search_does_not_run_are_not_visited(
     # statement)
     assert nodes.count("channel") == len(offline.config.channels) - 4
     everything = await visited(context(database, embeddings))
-    assert "expand" in everything and "sufficiency" in everything
+    assert "propagate" in everything and "expand" in everything and "sufficiency" in everything
     defaults = await visited(RetrievalContext(database, embeddings, RetrievalConfig()))
-    assert "expand" not in defaults and "sufficiency" not in defaults
+    assert defaults == ["decompose", "channel", "fuse", "pack"]
+    # without the propagation channel, fuse runs the neighbour channel itself
+    with_neighbour = RetrievalConfig(llm_only=("topic", "loop", "propagation", "profile"))
+    neighbour = RetrievalContext(database, embeddings, with_neighbour)
+    assert "neighbour" in neighbour.config.channels
+    assert await visited(neighbour) == ["decompose", "channel", "fuse", "pack"]
+    state = await build_retrieval_graph().ainvoke(
+        {"namespace": built.namespace, "query": "Melanie charity race"}, context=neighbour
+    )
+    assert [r.channel for r in state["rankings"]].count("neighbour") == 1
 
 
 async def test_loop_stops_at_max_rounds(
@@ -614,11 +623,11 @@ class RecordingEmbeddings(LocalEmbeddings):
 async def test_a_query_embeds_its_text_and_only_the_keywords_memory_lacks(
     built: Built, database: Database
 ) -> None:
-    from langmemcore.retrieval.graph import _stored_keywords
+    from langmemcore.retrieval.decompose import stored_keywords
 
     embeddings = RecordingEmbeddings()
     query = "Did the pottery class go on a zeppelin?"
-    lookup = _stored_keywords(database, built.namespace)
+    lookup = stored_keywords(database, built.namespace)
     plan = await plan_query(query, embeddings, lookup=lookup)
     stored = await lookup(list(plan.keywords))
     assert "pottery class" in stored and "zeppelin" not in stored

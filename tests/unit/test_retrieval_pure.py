@@ -94,6 +94,9 @@ def test_diversified_scores_never_increase_down_the_list(
     assert sorted(f.note_id for f in picked) == list(range(len(fused)))
     assert picked[0].score == pytest.approx(fused[0].score)
     assert all(a.score >= b.score - 1e-12 for a, b in itertools.pairwise(picked))
+    # picking only the first few gives exactly the head of the whole order
+    for limit in (1, 2, len(fused) // 2, len(fused) + 5):
+        assert diversify(fused, vectors, relevance, limit) == picked[:limit]
 
 
 def test_neighbour_ranking_is_gated_by_relevance() -> None:
