@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sqlalchemy import event
 
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.eval.locomo_eval import ingest_conversations
@@ -40,6 +39,7 @@ from langmemcore.locomo import Conversation, load_locomo
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, upgrade
 from langmemcore.storage.database import resolve_database_url
+from langmemcore.storage.diagnostics import statement_hooks
 
 K = 20
 """Notes asked per question (the evaluation's largest turn budget)."""
@@ -48,18 +48,8 @@ K = 20
 @contextmanager
 def _statements(database: Database) -> Iterator[list[str]]:
     sent: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        sent.append(statement)
-
-    engines = [database.engine().sync_engine, database.engine(autocommit=True).sync_engine]
-    for engine in engines:
-        event.listen(engine, "before_cursor_execute", record)
-    try:
+    with statement_hooks(database, sent.append):
         yield sent
-    finally:
-        for engine in engines:
-            event.remove(engine, "before_cursor_execute", record)
 
 
 def _questions(conversations: list[Conversation], prefix: str) -> list[tuple[tuple[str, ...], str]]:

@@ -20,16 +20,15 @@ from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-from sqlalchemy import event
 
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.locomo import load_locomo
 from langmemcore.memory import Memory
 from langmemcore.storage import Database
 from langmemcore.storage.database import resolve_database_url
+from langmemcore.storage.diagnostics import statement_hooks
 
 Timings = dict[str, list[float]]
 
@@ -49,22 +48,14 @@ def _timed(database: Database) -> Iterator[Timings]:
     spent: Timings = defaultdict(list)
     started: list[float] = []
 
-    def before(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+    def before(_statement: str) -> None:
         started.append(time.perf_counter())
 
-    def after(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+    def after(statement: str) -> None:
         spent[_kind(statement)].append((time.perf_counter() - started.pop()) * 1000)
 
-    engines = [database.engine().sync_engine, database.engine(autocommit=True).sync_engine]
-    for engine in engines:
-        event.listen(engine, "before_cursor_execute", before)
-        event.listen(engine, "after_cursor_execute", after)
-    try:
+    with statement_hooks(database, before, after):
         yield spent
-    finally:
-        for engine in engines:
-            event.remove(engine, "before_cursor_execute", before)
-            event.remove(engine, "after_cursor_execute", after)
 
 
 async def _run(args: argparse.Namespace) -> None:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-from sqlalchemy import make_url, text
+from sqlalchemy import event, make_url, text
 
 from langmemcore.storage.database import Database
 from langmemcore.storage.migrations import head_revision
 
-__all__ = ["DatabaseReport", "inspect_database"]
+__all__ = ["DatabaseReport", "inspect_database", "statement_hooks"]
 
 
 @dataclass(frozen=True)
@@ -67,3 +69,35 @@ async def inspect_database(database: Database) -> DatabaseReport:
         head=head_revision(),
         embedding_dims=dims,
     )
+
+
+@contextmanager
+def statement_hooks(
+    database: Database,
+    before: Callable[[str], None],
+    after: Callable[[str], None] | None = None,
+) -> Iterator[None]:
+    """Call ``before`` (and ``after``) with the SQL text of every statement sent through
+    the database's engines of the running event loop while the block runs (SQLAlchemy's
+    cursor-execute events): what tests and benchmarks count and time.
+
+    Args:
+        database: The database whose engines (plain and autocommit) are watched.
+        before: Called with each statement's SQL just before it is sent.
+        after: Called with each statement's SQL once its result is fetched, if given.
+    """
+    hooks: list[tuple[str, Callable[..., None]]] = [
+        ("before_cursor_execute", lambda _conn, _cursor, sql, *_rest: before(sql))
+    ]
+    if after is not None:
+        hooks.append(("after_cursor_execute", lambda _conn, _cursor, sql, *_rest: after(sql)))
+    engines = [database.engine().sync_engine, database.engine(autocommit=True).sync_engine]
+    for engine in engines:
+        for name, hook in hooks:
+            event.listen(engine, name, hook)
+    try:
+        yield
+    finally:
+        for engine in engines:
+            for name, hook in hooks:
+                event.remove(engine, name, hook)

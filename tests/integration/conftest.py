@@ -7,16 +7,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pytest
-from sqlalchemy import event
 
 from langmemcore.cli import main
 from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.storage import Database
+from langmemcore.storage.diagnostics import statement_hooks
 
 
 class CliRun(NamedTuple):
@@ -79,17 +79,7 @@ def active_tools() -> list[str]:
 @contextmanager
 def sql_statements(database: Database) -> Iterator[list[str]]:
     """Every SQL statement sent through the database's engines of the running event loop
-    while the block runs (a SQLAlchemy ``before_cursor_execute`` listener)."""
+    while the block runs (:func:`langmemcore.storage.diagnostics.statement_hooks`)."""
     sent: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        sent.append(statement)
-
-    engines = [database.engine().sync_engine, database.engine(autocommit=True).sync_engine]
-    for engine in engines:
-        event.listen(engine, "before_cursor_execute", record)
-    try:
+    with statement_hooks(database, sent.append):
         yield sent
-    finally:
-        for engine in engines:
-            event.remove(engine, "before_cursor_execute", record)
