@@ -16,6 +16,7 @@ from langmemcore.retrieval.supersession import (
     StateQuestion,
     announces_change,
     aspect_terms,
+    changed_things,
     supersede,
 )
 from langmemcore.storage.repository import Repository
@@ -131,15 +132,19 @@ async def pack_notes(
 
 
 def statement_of(note: Evidence) -> Statement:
-    """A loaded note as supersession reads it (its speakers, latest time, terms, vector)."""
+    """A loaded note as supersession reads it (its speakers, latest time, terms, vector,
+    whether and what it says changed).
+    """
     times = [s.event_time for s in note.sources if s.event_time is not None]
+    speakers = frozenset(s.speaker.lower() for s in note.sources if s.speaker)
     return Statement(
         note.id,
-        frozenset(s.speaker.lower() for s in note.sources if s.speaker),
+        speakers,
         max(times) if times else None,
         content_stem_set(note.context) | aspect_terms(note.context),
         note.vector,
         announces_change(note.context),
+        changed_things(note.context, tuple(note.keywords), speakers),
     )
 
 

@@ -113,3 +113,45 @@ async def test_a_question_about_the_state_before_the_change_ranks_the_older_firs
     older, newer = rank(notes, OLDER), rank(notes, NEWER)
     assert older is not None and older <= 3, notes
     assert newer is None or older < newer
+
+
+SCOOTER = [
+    ObservationIn("v1-1", "How do you get to the office these days?", "Kai", SPRING_2022),
+    ObservationIn(
+        "v1-2",
+        "I ride my little red Vespa through the old town every day, it beats the traffic.",
+        "Lena",
+        SPRING_2022,
+    ),
+    ObservationIn("v1-3", "I started a pottery course on Mondays.", "Kai", SPRING_2022),
+    ObservationIn("v2-1", "My pottery bowls are getting rounder.", "Kai", AUTUMN_2022),
+    ObservationIn("v2-2", "My sister visited from Porto for a week.", "Lena", AUTUMN_2022),
+    ObservationIn(
+        "v3-1",
+        "I finally sold the Vespa in March. A tram pass and good shoes are all I need.",
+        "Lena",
+        SUMMER_2023,
+    ),
+    ObservationIn("v3-2", "Brave! My pottery course ends next month.", "Kai", SUMMER_2023),
+]
+SCOOTER_OLDER, SCOOTER_NEWER = "v1-2", "v3-1"
+
+
+async def test_a_change_naming_what_the_older_statement_spoke_of_ranks_first(
+    database: Database, embeddings: LocalEmbeddings, ingested: Ingested
+) -> None:
+    """The newer statement shares no word of the question with the older one: what ties
+    them is the thing it says changed ("sold the Vespa"), which the older one speaks of.
+    """
+    memory = Memory(database, embeddings)
+    namespace = await ingested("supersession-scooter", SCOOTER)
+    question = "What does Lena ride now?"
+    off = replace(RetrievalConfig(), supersession=False)
+    before = await memory.asearch(namespace, question, k=10, config=off)
+    assert (rank(before, SCOOTER_OLDER) or 99) < (rank(before, SCOOTER_NEWER) or 99), before
+    notes = await memory.asearch(namespace, question, k=10)
+    newer, older = rank(notes, SCOOTER_NEWER), rank(notes, SCOOTER_OLDER)
+    assert newer is not None and older is not None, notes
+    assert newer < older
+    earlier = await memory.asearch(namespace, "What did Lena ride before?", k=10)
+    assert (rank(earlier, SCOOTER_OLDER) or 99) < (rank(earlier, SCOOTER_NEWER) or 0)
