@@ -9,8 +9,7 @@
 - **vector**: dense similarity of note contexts to the query;
 - **speaker**: the same, among notes said by a person the query names;
 - **fulltext**: Postgres full text over note contexts (any query term);
-- **time**: notes whose event time falls in a date or period the query names, nearest to
-  the query first;
+- **time**: notes whose event time falls in a date or period the query names;
 - **profile**: the notes stating the values of the subject's aspect a question asks about
   (:mod:`langmemcore.retrieval.profile_channel`).
 """
@@ -194,16 +193,10 @@ def _periods(plan: QueryPlan) -> list[tuple[datetime, datetime]]:
 async def time_channel(
     repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
 ) -> list[int]:
-    """Notes whose event time falls within a date or period the query names, those
-    nearest to the query first: the period selects, the question orders (a named year
-    holds more notes than the channel's depth, and the first days of a period are no
-    better evidence than its last).
-    """
+    """Notes whose event time falls within a date or period the query names."""
     found: list[int] = []
     for start, end in _periods(plan):
-        found.extend(
-            await repo.notes_in_time_range(ns, start, end, config.depth, vector=plan.vector)
-        )
+        found.extend(await repo.notes_in_time_range(ns, start, end, config.depth))
     return list(dict.fromkeys(found))[: config.depth]
 
 

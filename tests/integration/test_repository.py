@@ -168,12 +168,6 @@ async def test_keywords_edges_topics_lineage(
             ns, datetime(2023, 5, 2, tzinfo=UTC), datetime(2023, 5, 4, tzinfo=UTC), 10
         )
         assert in_range == [notes[1], notes[2]]
-        # with the question's vector: the nearest first, and the cut keeps the nearest
-        start, end = datetime(2023, 5, 1, tzinfo=UTC), datetime(2023, 5, 4, tzinfo=UTC)
-        adopting = embeddings.embed_query("Which adoption agencies is Caroline looking at?")
-        nearest_in_range = await repo.notes_in_time_range(ns, start, end, 3, vector=adopting)
-        assert nearest_in_range[0] == notes[2] and set(nearest_in_range) == set(notes)
-        assert await repo.notes_in_time_range(ns, start, end, 1, vector=adopting) == [notes[2]]
         sources = await repo.sources_of(ns, [notes[0]])
         assert [o.key for o in sources[notes[0]]] == ["o0"]
         assert lineage > 0

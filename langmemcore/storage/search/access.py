@@ -226,18 +226,10 @@ class SearchAccess(SessionBound):
         await self._run(fulltext.upsert_namespace_stats(ns))
 
     async def notes_in_time_range(
-        self,
-        namespace: Sequence[str],
-        start: datetime,
-        end: datetime,
-        k: int,
-        vector: Sequence[float] | None = None,
+        self, namespace: Sequence[str], start: datetime, end: datetime, k: int
     ) -> list[int]:
-        """Active notes with event time in ``[start, end)``, nearest to ``vector`` first
-        (oldest first among equals and without a vector).
-        """
-        ns = encode_namespace(namespace)
-        stmt = channels.notes_in_time_range(ns, start, end, k, vector=vector)
+        """Active notes with event time in ``[start, end)``, oldest first."""
+        stmt = channels.notes_in_time_range(encode_namespace(namespace), start, end, k)
         return [i for i, _t in await self._rows(stmt)]
 
     async def note_summaries(

@@ -331,7 +331,6 @@ def topic_ranking(namespace: str, vector: Sequence[float], k: int, limit: int) -
 
 @cache
 def _notes_in_time_range() -> Select:
-    distance = Note.embedding.cosine_distance(vector_bind())
     return (
         select(Note.id, Note.event_time)
         .where(
@@ -340,7 +339,7 @@ def _notes_in_time_range() -> Select:
             Note.event_time >= time_param("start"),
             Note.event_time < time_param("end"),
         )
-        .order_by(distance, Note.event_time, Note.id)
+        .order_by(Note.event_time, Note.id)
         .limit(number("k"))
     )
 
@@ -351,22 +350,13 @@ def notes_in_time_range(
     end: datetime,
     k: int,
     *,
-    vector: Sequence[float] | None = None,
     statuses: Sequence[str] = (ACTIVE,),
 ) -> Prepared:
-    """Notes whose event time falls in ``[start, end)``: the ``k`` nearest to ``vector``
-    first (the period filters, the query orders), oldest first among equals and without
-    a vector.
-    """
-    values = {
-        "namespace": namespace,
-        "start": start,
-        "end": end,
-        "k": k,
-        "statuses": list(statuses),
-        "vector": vector_param(vector) if vector else None,
-    }
-    return Prepared(_notes_in_time_range(), values)
+    """Notes whose event time falls in ``[start, end)``, oldest first."""
+    return Prepared(
+        _notes_in_time_range(),
+        {"namespace": namespace, "start": start, "end": end, "k": k, "statuses": list(statuses)},
+    )
 
 
 @cache

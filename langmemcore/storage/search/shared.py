@@ -106,26 +106,25 @@ def _time(namespace: Any, depth: Any) -> Select:
         .table_valued("start", "end", with_ordinality="mention")
         .render_derived(name="periods")
     )
-    distance = Note.embedding.cosine_distance(vector_bind()).label("distance")
     within = (
-        select(Note.id.label("note_id"), Note.event_time, distance)
+        select(Note.id.label("note_id"), Note.event_time)
         .where(
             Note.namespace == namespace,
             Note.status == ACTIVE,
             Note.event_time >= periods.c.start,
             Note.event_time < periods.c.end,
         )
-        .order_by(distance, Note.event_time, Note.id)
+        .order_by(Note.event_time, Note.id)
         .limit(depth)
         .lateral("within")
     )
     found = (
-        select(periods.c.mention, within.c.note_id, within.c.event_time, within.c.distance)
+        select(periods.c.mention, within.c.note_id, within.c.event_time)
         .select_from(periods)
         .join(within, literal_column("true"))
         .subquery("time_ranking")
     )
-    order = (found.c.mention, found.c.distance, found.c.event_time, found.c.note_id)
+    order = (found.c.mention, found.c.event_time, found.c.note_id)
     return _numbered("time", found.c.note_id, *order)
 
 
