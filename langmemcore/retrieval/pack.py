@@ -18,7 +18,6 @@ from langmemcore.retrieval.supersession import (
     aspect_terms,
     changed_things,
     supersede,
-    within_period,
 )
 from langmemcore.storage.repository import Repository
 from langmemcore.storage.search.access import Evidence
@@ -149,19 +148,6 @@ def statement_of(note: Evidence) -> Statement:
     )
 
 
-async def _links(
-    repo: Repository, namespace: tuple[str, ...], ids: list[int]
-) -> dict[frozenset[int], str]:
-    """The gate's relation of each linked pair of ``ids`` (``conflicts`` wins)."""
-    edges = await repo.edges_of(namespace, ids) if len(ids) > 1 else []
-    links: dict[frozenset[int], str] = {}
-    for edge in edges:
-        pair = frozenset((edge.source_id, edge.target_id))
-        if links.get(pair) != CONFLICTS:
-            links[pair] = edge.relation
-    return links
-
-
 async def _supersede(
     repo: Repository,
     namespace: tuple[str, ...],
@@ -173,18 +159,21 @@ async def _supersede(
     place keeping its score; counts the searches whose order it changed.
     """
     ids = [f.note_id for f in head]
+    edges = await repo.edges_of(namespace, ids) if len(ids) > 1 else []
+    links: dict[frozenset[int], str] = {}
+    for edge in edges:
+        pair = frozenset((edge.source_id, edge.target_id))
+        if links.get(pair) != CONFLICTS:
+            links[pair] = edge.relation
     statements = [statement_of(notes[i]) for i in ids]
-    if state.period is not None:
-        order = within_period(statements, state.focus, state.period, named=state.named)
-    else:
-        order = supersede(
-            statements,
-            state.focus,
-            named=state.named,
-            links=await _links(repo, namespace, ids),
-            similarity=state.similarity,
-            newer_first=state.now,
-        )
+    order = supersede(
+        statements,
+        state.focus,
+        named=state.named,
+        links=links,
+        similarity=state.similarity,
+        newer_first=state.now,
+    )
     if order == ids:
         return head
     count(superseded=1)

@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from functools import lru_cache
 
 import numpy as np
@@ -57,13 +57,11 @@ __all__ = [
     "announces_change",
     "changed_things",
     "asks_about_before",
-    "asks_about_period",
     "aspect_terms",
     "asks_about_present",
     "focus_terms",
     "state_question",
     "supersede",
-    "within_period",
 ]
 
 _CURRENT = re.compile(
@@ -158,13 +156,6 @@ def asks_about_before(question: str, times: Sequence[TimeMention] = ()) -> bool:
     return not times and bool(_BEFORE.search(fold_apostrophes(question)))
 
 
-def asks_about_period(question: str, times: Sequence[TimeMention]) -> bool:
-    """Whether the question asks how things stood in a date or period it names ("What was
-    Ben's diet in January 2023?"; not a modal question).
-    """
-    return bool(times) and not _MODAL.search(fold_apostrophes(question))
-
-
 @dataclass(frozen=True)
 class StateQuestion:
     """A question about the present state, or about the state before a change, as
@@ -176,17 +167,13 @@ class StateQuestion:
         similarity: Cosine similarity at or above which two statements are about the same
             thing without sharing a focus term.
         now: True: it asks about the present (the newer statement first); False: about
-            the state before a change (the older first) or in a named period.
-        period: For a question about a named period, its first and last day (the
-            subject's statements of that period about the focus first, see
-            :func:`within_period`).
+            the state before a change (the older first).
     """
 
     focus: frozenset[str]
     named: tuple[str, ...]
     similarity: float
     now: bool = True
-    period: tuple[date, date] | None = None
 
 
 def state_question(
@@ -205,12 +192,6 @@ def state_question(
         now = True
     elif asks_about_before(question, times):
         now = False
-    elif asks_about_period(question, times):
-        for mention in times:
-            question = question.replace(mention.text, " ")
-        period = (min(m.start for m in times), max(m.end for m in times))
-        focus = focus_terms(question, entities)
-        return StateQuestion(focus, entities, config.supersession_similarity, False, period)
     else:
         return None
     focus = focus_terms(question, entities)
@@ -358,36 +339,4 @@ def supersede(
         slot, at, note_id = min(wrong)
         del order[at]
         order.insert(slot, note_id)
-    return order
-
-
-def within_period(
-    statements: Sequence[Statement],
-    focus: frozenset[str],
-    period: tuple[date, date],
-    *,
-    named: Collection[str] = (),
-) -> list[int]:
-    """The order of the returned notes for a question about a named period.
-
-    Among the statements of the people the question names said within the period (first
-    and last day), those about what it asks (a focus term) come first, in the places those
-    statements hold; every other note keeps its place, and a question naming none of the
-    speakers changes nothing.
-    """
-    wanted = {n.lower() for n in named}
-    speakers = {
-        s for s in _subject_speakers(statements, named) if s in wanted or s.split()[0] in wanted
-    }
-    first, last = period
-    held = [
-        n
-        for n, st in enumerate(statements)
-        if st.speakers and st.speakers <= speakers and st.time and first <= st.time.date() <= last
-    ]
-    about = [n for n in held if focus & statements[n].terms]
-    moved = about + [n for n in held if n not in about]
-    order = [st.note_id for st in statements]
-    for place, n in zip(held, moved, strict=True):
-        order[place] = statements[n].note_id
     return order
