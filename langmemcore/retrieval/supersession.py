@@ -57,6 +57,7 @@ __all__ = [
     "announces_change",
     "changed_things",
     "asks_about_before",
+    "aspect_term",
     "aspect_terms",
     "asks_about_present",
     "focus_terms",
@@ -135,7 +136,12 @@ def aspect_terms(text: str) -> frozenset[str]:
     Cached like :func:`~langmemcore.text.content_stem_set`: packing reads the same note
     contexts search after search.
     """
-    return frozenset(f"aspect:{aspect}" for aspect in text_aspects(text))
+    return frozenset(aspect_term(aspect) for aspect in text_aspects(text))
+
+
+def aspect_term(aspect: str) -> str:
+    """The term a profile aspect adds to a statement's terms and a question's focus."""
+    return f"aspect:{aspect}"
 
 
 def focus_terms(question: str, entities: Collection[str] = ()) -> frozenset[str]:
