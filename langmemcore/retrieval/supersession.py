@@ -20,8 +20,8 @@ The decision is pure:
   question about the state before a change.
 - :func:`focus_terms` are the question's content words (stemmed) other than the names it
   names and its present markers, and the profile aspects it asks about by their cue words
-  ("pet" for "What pet ..."; a statement about "my cat" or "a puppy" speaks of it): what
-  the question asks about.
+  ("pet" for "What pet ..."; a statement about "my cat" or "a puppy" speaks of it, and so
+  does one the semantic layer read as stating a pet): what the question asks about.
 - :func:`supersede`: a newer statement supersedes an older one of the same speaker (the
   person the question names, when it names a speaker of them) when the gate linked the
   two as conflicting (a ``conflicts`` edge: opposite polarity over shared content, or a
@@ -212,7 +212,8 @@ class Statement:
         note_id: The note.
         speakers: Who said its source observations (lowercase).
         time: The latest event time of its sources, if known.
-        terms: The stems of its context's content words, and its :func:`aspect_terms`.
+        terms: The stems of its context's content words, its :func:`aspect_terms`, and
+            the aspects the semantic layer read in its sources (as :func:`aspect_term`).
         vector: Its normalised embedding.
         changes: Whether its text announces a change (:func:`announces_change`).
         changed: What it says changed (:func:`changed_things`): a newer statement that
