@@ -2,9 +2,10 @@
 ranks the newer statement above the older one, and a question about the earlier period
 still finds the older one.
 
-The chat is written for this test (not taken from the knowledge-update set): Marta works
-at a hospital in Leeds, then, a year later, at a clinic in York; Joe talks about other
-things in between.
+The chats are written for these tests (not taken from the knowledge-update sets): Marta
+works at a hospital in Leeds, then, a year later, at a clinic in York; Lena rides a Vespa,
+then sells it; Ana lives in an apartment in Leeds, then moves to a house in York; the other
+speaker talks about other things in between.
 """
 
 from __future__ import annotations
