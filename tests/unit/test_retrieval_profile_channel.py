@@ -1,4 +1,5 @@
-"""The profile channel's pure parts: which value's notes a question ranks first, and the
+"""The profile channel's pure parts: which value's notes a question ranks first (only the
+values of an aspect's history: replaced, ended, and what replaced them), and the
 re-ordering of packed notes within the places they hold."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from langmemcore.retrieval.profile_channel import (
     ProfileFocus,
     day_range,
     held_within,
+    history_values,
     order_by_profile,
     rank_profile_values,
 )
@@ -20,11 +22,15 @@ def at(year: int, month: int) -> datetime:
     return datetime(year, month, 1, tzinfo=UTC)
 
 
-# Tomas: bakery (2022-03 .. 2023-05), then roastery (2023-05 .. now); a cat, ended in 2022-09.
-BAKERY = AspectValue(at(2022, 3), at(2023, 5), False, (11,))
-ROASTERY = AspectValue(at(2023, 5), None, True, (31, 30))
-FIRST_JOB = AspectValue(at(2020, 1), at(2022, 3), False, (5,))
-CAT = AspectValue(at(2021, 1), at(2022, 9), False, (7,), ending_note_ids=(20,))
+# Tomas: a first job (2020-01 .. 2022-03), replaced by the bakery (.. 2023-05), replaced by
+# the roastery (2023-05 .. now); a cat, ended in 2022-09; climbing and chess, held side by
+# side and never ended.
+FIRST_JOB = AspectValue(at(2020, 1), at(2022, 3), False, (5,), value_id=1, replaced_by=2)
+BAKERY = AspectValue(at(2022, 3), at(2023, 5), False, (11,), value_id=2, replaced_by=3)
+ROASTERY = AspectValue(at(2023, 5), None, True, (31, 30), value_id=3)
+CAT = AspectValue(at(2021, 1), at(2022, 9), False, (7,), ending_note_ids=(20,), value_id=4)
+CLIMBING = AspectValue(at(2021, 5), None, True, (40,), value_id=5)
+CHESS = AspectValue(at(2023, 2), None, True, (41,), value_id=6)
 
 
 def focus(period: str | None, start: datetime | None = None, end: datetime | None = None):
@@ -52,6 +58,21 @@ def test_a_past_period_ranks_the_value_that_held_longest_in_it_first() -> None:
 
 def test_a_past_question_without_a_period_ranks_the_latest_replaced_value_first() -> None:
     assert rank_profile_values(focus("past"), [ROASTERY, FIRST_JOB, BAKERY]) == [11, 5, 31, 30]
+
+
+def test_values_that_never_changed_leave_the_order_to_the_fusion() -> None:
+    year_2023 = day_range(at(2023, 1).date(), at(2023, 12).date() + timedelta(days=30))
+    for asked in (focus("current"), focus(None), focus("past"), focus("past", *year_2023)):
+        assert rank_profile_values(asked, [CLIMBING, CHESS]) == []
+        assert rank_profile_values(asked, [ROASTERY, CHESS]) == []
+
+
+def test_only_the_values_in_a_history_relation_are_ranked() -> None:
+    values = [CLIMBING, BAKERY, CHESS, ROASTERY, CAT]
+    assert history_values(values) == [BAKERY, ROASTERY, CAT]
+    assert rank_profile_values(focus("current"), values) == [31, 30, 20, 11, 7]
+    assert rank_profile_values(focus("past"), values) == [11, 7, 31, 30]
+    assert rank_profile_values(focus("current"), [CHESS, CAT]) == [20, 7]
 
 
 def test_held_within_is_the_overlap() -> None:
