@@ -15,6 +15,7 @@ from langmemcore.retrieval.profile_channel import (
     history_values,
     order_by_profile,
     rank_profile_values,
+    said_changes,
 )
 
 
@@ -73,6 +74,25 @@ def test_only_the_values_in_a_history_relation_are_ranked() -> None:
     assert rank_profile_values(focus("current"), values) == [31, 30, 20, 11, 7]
     assert rank_profile_values(focus("past"), values) == [11, 7, 31, 30]
     assert rank_profile_values(focus("current"), [CHESS, CAT]) == [20, 7]
+
+
+# Rafael: goldfish since 2022-06; a greyhound from 2023-09, stated as a change ("We got a
+# rescue greyhound instead"), the goldfish's ending not extracted; a hamster from 2024-01.
+GOLDFISH = AspectValue(at(2022, 6), None, True, (50,), value_id=7, aspect="pet")
+GREYHOUND = AspectValue(at(2023, 9), None, True, (51,), value_id=8, aspect="pet", announced=True)
+HAMSTER = AspectValue(at(2024, 1), None, True, (52,), value_id=9, aspect="pet")
+SAILING = AspectValue(at(2021, 1), None, True, (53,), value_id=10, aspect="hobby")
+
+
+def test_a_value_stated_as_a_change_follows_the_values_stated_before_it() -> None:
+    values = [GOLDFISH, GREYHOUND, HAMSTER, SAILING]
+    goldfish, greyhound, hamster, sailing = said_changes(values)
+    assert (goldfish.current, goldfish.ended_at, goldfish.replaced_by) == (False, at(2023, 9), 8)
+    assert (greyhound, hamster, sailing) == (GREYHOUND, HAMSTER, SAILING)
+    assert history_values(values) == [goldfish, GREYHOUND]
+    assert rank_profile_values(focus("current"), values) == [51, 50]
+    assert rank_profile_values(focus("past"), values) == [50, 51]
+    assert rank_profile_values(focus("current"), [GREYHOUND, HAMSTER, SAILING]) == []
 
 
 def test_held_within_is_the_overlap() -> None:
