@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from langmemcore.config import RetrievalConfig
+from langmemcore.eval.locomo_eval import ablation_configs
 from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.retrieval.profile_channel import (
     AspectValue,
@@ -112,3 +114,12 @@ def test_order_by_profile_permutes_only_the_ranked_notes_and_keeps_scores() -> N
     assert [n.score for n in out] == [0.9, 0.8, 0.7, 0.6, 0.5]
     assert out[0].channels == {"vector": 31}
     assert order_by_profile(packed, []) == packed
+
+
+def test_the_ablation_table_measures_the_channel_offline() -> None:
+    """`langmemcore eval locomo --ablations` has a row with the channel on offline (it is one
+    of the defaults' `llm_only` mechanisms, off in the offline full system)."""
+    defaults = RetrievalConfig()
+    row = ablation_configs(defaults)["with profile channel"]
+    assert "profile" in row.offline().channels
+    assert "profile" not in defaults.offline().channels
