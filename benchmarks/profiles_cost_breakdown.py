@@ -9,7 +9,8 @@ reports:
 - the SQL statements sent, per observation and by kind (first words of the statement),
   counted with :func:`langmemcore.storage.diagnostics.statement_hooks`;
 - CPU seconds of this process (client: Python, the embedder, the parse; of which the
-  event loop's thread: construction and the SQL client) and of the
+  event loop's thread: construction and the SQL client, and the extraction's worker
+  thread inside ``extract_batch``) and of the
   embedded server's processes (Postgres), summed over the ingest (``psutil``): CPU time is
   what the layer adds whatever else runs on the machine;
 - wall seconds spent between sending a statement and having its result (time "inside"
@@ -37,10 +38,13 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
+from unittest.mock import patch
 
 import psutil
 
 from langmemcore.config import ConstructionConfig
+from langmemcore.construction import ingest
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.io import conversation_observations
 from langmemcore.locomo import Conversation, load_locomo
@@ -69,6 +73,7 @@ class Side:
     statements: Counter[str] = field(default_factory=Counter)
     client_cpu: list[float] = field(default_factory=list)
     loop_cpu: list[float] = field(default_factory=list)
+    extraction_cpu: list[float] = field(default_factory=list)
     server_cpu: list[float] = field(default_factory=list)
     in_database: list[float] = field(default_factory=list)
     wall: list[float] = field(default_factory=list)
@@ -117,11 +122,24 @@ async def _ingest_once(
     def after(_sql: str) -> None:
         inside[0] += time.perf_counter() - pending.pop()
 
+    extracting = [0.0]
+
+    def timed_extraction(pairs: list[tuple[str, str | None]]) -> list[Any]:
+        began = time.thread_time()
+        try:
+            return extract_batch(pairs)
+        finally:
+            extracting[0] += time.thread_time() - began
+
     client0, server0, loop0 = _cpu([me]), _cpu(server), _loop_cpu()
     wall0 = time.perf_counter()
-    with statement_hooks(memory.database, before, after):
+    with (
+        statement_hooks(memory.database, before, after),
+        patch.object(ingest, "extract_batch", timed_extraction),
+    ):
         await memory.aingest_many(namespace, conversation_observations(conversation))
         await memory.aflush()
+    side.extraction_cpu.append(extracting[0])
     side.wall.append(time.perf_counter() - wall0)
     side.client_cpu.append(_cpu([me]) - client0)
     side.loop_cpu.append(_loop_cpu() - loop0)
@@ -134,7 +152,8 @@ def _report(name: str, side: Side, rounds: int, turns: int) -> None:
     print(
         f"{name}: {total / rounds / turns:.2f} statements per observation; medians: "
         f"client CPU {statistics.median(side.client_cpu):.2f} s (event loop "
-        f"{statistics.median(side.loop_cpu):.2f} s), server CPU "
+        f"{statistics.median(side.loop_cpu):.2f} s, extraction "
+        f"{statistics.median(side.extraction_cpu):.2f} s), server CPU "
         f"{statistics.median(side.server_cpu):.2f} s, in database "
         f"{statistics.median(side.in_database):.2f} s, wall {statistics.median(side.wall):.2f} s"
     )
