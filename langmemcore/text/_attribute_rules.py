@@ -1,16 +1,17 @@
 """The pipeline's attribute rules (``attribute_ruler``: parts of speech, morphology and
-some lemmas from the fine tags) applied through a lookup by tag and word instead of
-spaCy's general token matcher.
+some lemmas from the fine tags) applied through a lookup instead of spaCy's general token
+matcher.
 
 ``en_core_web_sm``'s attribute ruler holds 179 rules, each a short sequence of token
 tests (``TAG``, ``LOWER``, ``DEP``, ``IS_SPACE``: a value, ``IN`` / ``NOT_IN`` a list, a
 ``REGEX``); its matcher tries every rule at every token and was a fifth of the profile
-extraction's time. :class:`AttributeRules` indexes each rule by its first token's tag or
-word, tests only the rules a token can start, and then applies the matches exactly as the
-component does: all matches found on the unchanged document first, then set in rule order
-(later rules win), each on its rule's token of the match. A rule with any other test (an
-operator, another attribute) makes :func:`attribute_rules` return ``None``, and callers
-keep spaCy's component.
+extraction's parse. :class:`AttributeRules` indexes each rule by what its first token
+must be (its word, else its tag, dependency or white space), tests only the rules a token
+can start, and then applies the matches exactly as the component does: all matches found
+on the unchanged document first, then set in rule order (later rules win), each on its
+rule's token of the match. A rule with any other test (an
+operator, another attribute) or a token outside its match makes :func:`attribute_rules`
+return ``None``, and callers keep spaCy's component.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ Rule = tuple[int, int, tuple[Test, ...]]
 
 
 class AttributeRules:
-    """The attribute ruler's rules, indexed by their first token's tag or word.
+    """The attribute ruler's rules, indexed by what their first token must be.
 
     Args:
         ruler: The pipeline's ``attribute_ruler`` component.
