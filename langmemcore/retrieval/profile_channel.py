@@ -1,11 +1,21 @@
 """The profile channel: a question about a subject's aspect reaches the semantic layer.
 
 When the query asks about an aspect of a subject memory has a profile of ("Where does
-Tomas work now?", "Which band was Ines in during 2022?"), the channel ranks the notes of
-the observations that state that aspect's values:
+Tomas work now?", "Which band was Ines in during 2022?"), the channel speaks only if that
+aspect has *history* for the subject: a value that stopped holding, replaced by a newer
+one or ended ("I quit the bakery"), or a value whose first statement says that something
+changed (supersession's change words: "We got a greyhound *instead*") beside values of
+the aspect stated before it, which it is then taken to follow. It ranks the notes of the
+values in that history relation, and only those: the replaced values and the values that
+replaced them, the ended values and the observations that ended them. Values that simply
+hold side by side (two pets, several hobbies, or every value of an aspect that never
+changed) are left out, so their notes keep the fusion's order: nothing in the profile says
+one of them answers better than another, and a value's first statement only says when it
+was first said, not when it began to hold. Among the values in the relation:
 
-- a **current** or unmarked question: the current values' notes first (newest statement
-  first), then the replaced values' notes (history, most recently replaced first);
+- a **current** or unmarked question: the replacing values' notes first (newest statement
+  first), then the endings, then the replaced or ended values' notes (most recently
+  replaced first);
 - a **past** question naming a period: the values that held during it first (the one that
   held longest within it first), then the other replaced values, the current ones last;
 - a **past** question naming no period ("before ...", "used to"): the replaced values,
@@ -13,9 +23,9 @@ the observations that state that aspect's values:
 
 Its ranking joins the fusion like any channel's, with the weight the settings give it
 (default 0: it brings no notes of its own); :func:`order_by_profile` then orders the packed
-notes that state the aspect as the channel did, within the positions they hold (so for a
-current-state question a replaced value's note never ranks above the current value's, and
-other notes keep their places).
+notes that state the aspect's history as the channel did, within the positions they hold
+(so for a current-state question a replaced value's note never ranks above its
+replacement's, and other notes keep their places).
 """
 
 from __future__ import annotations
@@ -27,6 +37,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from langmemcore.config import RetrievalConfig
 from langmemcore.profiles.question import parse_profile_question
 from langmemcore.retrieval.pack import RetrievedNote
+from langmemcore.retrieval.supersession import announces_change
 from langmemcore.storage.database import Database
 from langmemcore.storage.profiles.records import StoredValue
 from langmemcore.storage.repository import Repository
@@ -38,10 +49,12 @@ __all__ = [
     "aspect_values",
     "day_range",
     "held_within",
+    "history_values",
     "order_by_profile",
     "profile_focus",
     "profile_ranking",
     "rank_profile_values",
+    "said_changes",
     "search_subjects",
 ]
 
@@ -78,6 +91,10 @@ class AspectValue:
         note_ids: The active notes built from its stating observations, newest first.
         ending_note_ids: The active notes of the observations that ended it without a
             replacement ("I quit my job"), newest first.
+        value_id: The stored value's id (0 when not stored).
+        replaced_by: The id of the value that replaced it, if one did.
+        aspect: The aspect it is a value of.
+        announced: Whether the statement that introduced it says that something changed.
     """
 
     first_time: datetime
@@ -85,6 +102,10 @@ class AspectValue:
     current: bool
     note_ids: tuple[int, ...]
     ending_note_ids: tuple[int, ...] = ()
+    value_id: int = 0
+    replaced_by: int | None = None
+    aspect: str = ""
+    announced: bool = False
 
 
 def day_range(start: date, end: date) -> tuple[datetime, datetime]:
@@ -104,16 +125,53 @@ def _recent_end(value: AspectValue) -> datetime:
     return value.ended_at or _FAR_FUTURE
 
 
+def said_changes(values: Sequence[AspectValue]) -> list[AspectValue]:
+    """The values with each current value stated before an announced current value of its
+    aspect (one whose first statement says that something changed) taken as replaced by
+    it, from its first statement on (by the latest such value when several follow it).
+
+    Args:
+        values: The values of the asked aspects, any order.
+    """
+    announced = sorted((v for v in values if v.current and v.announced), key=lambda v: v.first_time)
+    out = []
+    for value in values:
+        later = [
+            a
+            for a in announced
+            if value.current and a.aspect == value.aspect and a.first_time > value.first_time
+        ]
+        if later:
+            value = replace(value, current=False, ended_at=later[-1].first_time)
+            value = replace(value, replaced_by=later[-1].value_id)
+        out.append(value)
+    return out
+
+
+def history_values(values: Sequence[AspectValue]) -> list[AspectValue]:
+    """The values in a history relation (with :func:`said_changes` applied): those that
+    stopped holding (replaced or ended) and the values that replaced them; none when no
+    value stopped holding.
+
+    Args:
+        values: The values of the asked aspects, any order.
+    """
+    values = said_changes(values)
+    replacing = {v.replaced_by for v in values if not v.current and v.replaced_by is not None}
+    return [v for v in values if not v.current or v.value_id in replacing]
+
+
 def rank_profile_values(focus: ProfileFocus, values: Sequence[AspectValue]) -> list[int]:
-    """Order the notes of the aspect's values for the question (see the module's rules).
+    """Order the notes of the aspect's history for the question (see the module's rules).
 
     Args:
         focus: The question's subject, aspects and period.
         values: The values of the asked aspects, any order.
 
     Returns:
-        Note ids, best first, each once.
+        Note ids, best first, each once; none when the aspects have no history.
     """
+    values = history_values(values)
     current = sorted((v for v in values if v.current), key=lambda v: v.first_time, reverse=True)
     replaced = sorted((v for v in values if not v.current), key=_recent_end, reverse=True)
     if focus.period != "past":
@@ -194,8 +252,11 @@ async def aspect_values(
             keys = [s.key for s in value.sources if s.role == role]
             ids = await repo.active_notes_of_observation_keys(namespace, keys) if keys else []
             notes[role] = tuple(sorted(ids, reverse=True))
-        when = (value.first_time, value.ended_at)
-        found.append((value, AspectValue(*when, value.current, notes["states"], notes["ends"])))
+        first = next((s.text for s in value.sources if s.role == "states"), "")
+        held = AspectValue(value.first_time, value.ended_at, value.current, notes["states"])
+        held = replace(held, ending_note_ids=notes["ends"], value_id=value.id)
+        held = replace(held, replaced_by=value.replaced_by, aspect=value.aspect)
+        found.append((value, replace(held, announced=announces_change(first))))
     return found
 
 

@@ -1,5 +1,6 @@
-"""The profile channel does no database work where it cannot matter: the statements a search
-sends are counted by a SQLAlchemy event listener on the test database's engines."""
+"""The profile channel does no database work where it cannot matter (the statements a search
+sends are counted by a SQLAlchemy event listener on the test database's engines), and speaks
+only where the asked aspect has history."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from langmemcore.memory import Memory
 from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS
 from langmemcore.retrieval.cost import track_search_cost
 from langmemcore.retrieval.decompose import plan_query
+from langmemcore.retrieval.profile_channel import profile_ranking
 from langmemcore.storage import Database, Repository
 from tests.integration.conftest import Ingested, sql_statements
 
@@ -25,6 +27,10 @@ TURNS = [
     ObservationIn("lyon", "I live in Lyon with my partner.", "Nadia", JAN),
     ObservationIn("nurse", "I work as a nurse at the city hospital.", "Omar", JAN),
     ObservationIn("hamburg", "I moved to Hamburg last month!", "Nadia", MARCH),
+    ObservationIn("dog", "My dog Biscuit loves the beach.", "Omar", JAN),
+    ObservationIn("cat", "My cat Mochi sleeps all day.", "Omar", MARCH),
+    ObservationIn("fish", "We have two goldfish in a tank, Sol and Lua.", "Rafael", JAN),
+    ObservationIn("greyhound", "We got a rescue greyhound called Pepper instead.", "Rafael", MARCH),
 ]
 QUESTION = "Where does Nadia live now?"
 
@@ -46,7 +52,8 @@ def value_reads(sent: list[str]) -> list[str]:
 
 @pytest.fixture(scope="module")
 async def with_profiles(ingested: Ingested) -> tuple[str, ...]:
-    """Nadia moved from Lyon to Hamburg; Omar is a nurse."""
+    """Nadia moved from Lyon to Hamburg; Omar is a nurse with a dog and a cat; Rafael had
+    goldfish and got a greyhound instead."""
     return await ingested("profile-reads", TURNS)
 
 
@@ -130,3 +137,42 @@ async def test_the_channel_alone_reads_nothing_when_it_cannot_matter(
         assert ranked and value_reads(sent)
         weighted = replace(config, weights=(*config.weights, ("profile", 1.0)))
         assert await channel(repo, with_profiles, replace(plan, round=1), weighted) == ranked
+
+
+async def test_values_held_side_by_side_keep_the_fusion_order(
+    database: Database, embeddings: LocalEmbeddings, with_profiles: tuple[str, ...]
+) -> None:
+    """Omar's two pets are both current and neither replaced nor ended anything: the profile
+    says nothing about which note answers better, so the channel ranks none and the search
+    returns what it returns without the channel; Nadia's home, which changed, is ranked."""
+    async with Repository.open(database, autocommit=True) as repo:
+        pets = await repo.profile_of(with_profiles, "Omar", ("pet",))
+        assert len(pets) == 2 and all(value.current for value in pets), pets
+        subjects = ("Nadia", "Omar")
+        asked = "What pets does Omar have?"
+        assert await profile_ranking(repo, with_profiles, asked, (), subjects) == []
+        moved = await profile_ranking(repo, with_profiles, QUESTION, (), subjects)
+    assert len(moved) == 2, moved
+    on = await Memory(database, embeddings, retrieval=WITH_PROFILE).asearch(with_profiles, asked)
+    off = await Memory(database, embeddings).asearch(with_profiles, asked)
+    assert [n.note_id for n in on] == [n.note_id for n in off]
+
+
+async def test_a_value_stated_as_a_change_is_ranked_above_the_one_before_it(
+    database: Database, with_profiles: tuple[str, ...]
+) -> None:
+    """Rafael's goldfish and greyhound are both current in the profile (no ending was
+    extracted), but the greyhound was stated as a change ("instead"): a question about his
+    pet now ranks the greyhound's note first, one about his pets before it the goldfish's."""
+    async with Repository.open(database, autocommit=True) as repo:
+        pets = await repo.profile_of(with_profiles, "Rafael", ("pet",))
+        assert len(pets) == 2 and all(value.current for value in pets), pets
+        greyhound = await repo.active_notes_of_observation_keys(with_profiles, ["greyhound"])
+        fish = await repo.active_notes_of_observation_keys(with_profiles, ["fish"])
+        subjects = ("Nadia", "Omar", "Rafael")
+        now = await profile_ranking(repo, with_profiles, "What pet does Rafael have?", (), subjects)
+        before = "What pets did Rafael have before the greyhound?"
+        then = await profile_ranking(repo, with_profiles, before, (), subjects)
+    assert len(greyhound) == 1 and len(fish) == 1, (greyhound, fish)
+    assert now == [*greyhound, *fish]
+    assert then == [*fish, *greyhound]

@@ -1,9 +1,9 @@
-"""The blind held-out knowledge-update set is well formed.
+"""The blind held-out knowledge-update sets are well formed.
 
-Checked without memory: the loader accepts it, its keys and ids are unique, every fact
-names two turns of its own conversation spoken by its subject with the older one in a
-strictly earlier session, both questions are present and distinct, and the set holds the
-size and aspect spread it was written to. Each check is a function returning its
+Checked without memory, for each set: the loader accepts it, its keys and ids are unique,
+every fact names two turns of its own conversation spoken by its subject with the older one
+in a strictly earlier session, both questions are present and distinct, and the set holds
+the size and aspect spread it was written to. Each check is a function returning its
 problems, and each is shown to find one in a copy of the set broken on purpose.
 """
 
@@ -13,7 +13,9 @@ import copy
 import json
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -23,16 +25,37 @@ import pytest
 from langmemcore._errors import InvalidInputError
 from langmemcore.eval.knowledge_updates import load_update_set
 
-SET = Path(__file__).parents[1] / "data" / "knowledge_updates_heldout.json"
+DATA = Path(__file__).parents[1] / "data"
 MAIN_ASPECTS = ("home", "work", "pet", "relationship", "plan", "possession")
-MIN_FACTS = 40
-MIN_PER_MAIN_ASPECT = 4
 
 Raw = dict[str, Any]
 
 
-def _raw() -> Raw:
-    data: Raw = json.loads(SET.read_text(encoding="utf-8"))
+@dataclass(frozen=True)
+class HeldOutSet:
+    """One blind held-out set and the size it was written to.
+
+    Attributes:
+        path: Its file.
+        min_facts: Fewest facts it holds.
+        min_per_main_aspect: Fewest facts of each of ``MAIN_ASPECTS``.
+        conversations: Fewest and most chats it holds.
+    """
+
+    path: Path
+    min_facts: int
+    min_per_main_aspect: int
+    conversations: tuple[int, int]
+
+
+SETS = {
+    "heldout": HeldOutSet(DATA / "knowledge_updates_heldout.json", 40, 4, (12, 14)),
+    "heldout2": HeldOutSet(DATA / "knowledge_updates_heldout2.json", 45, 5, (13, 15)),
+}
+
+
+def _raw(name: str) -> Raw:
+    data: Raw = json.loads(SETS[name].path.read_text(encoding="utf-8"))
     return data
 
 
@@ -105,10 +128,10 @@ def bad_questions(raw: Raw) -> list[str]:
     return problems
 
 
-def thin_aspects(raw: Raw) -> list[str]:
-    """Main aspects with fewer than ``MIN_PER_MAIN_ASPECT`` facts."""
+def thin_aspects(raw: Raw, minimum: int) -> list[str]:
+    """Main aspects with fewer than ``minimum`` facts."""
     counts = Counter(fact["aspect"] for fact in raw["facts"])
-    return [aspect for aspect in MAIN_ASPECTS if counts[aspect] < MIN_PER_MAIN_ASPECT]
+    return [aspect for aspect in MAIN_ASPECTS if counts[aspect] < minimum]
 
 
 def bad_conversations(raw: Raw) -> list[str]:
@@ -136,13 +159,14 @@ def bad_conversations(raw: Raw) -> list[str]:
     return problems
 
 
-def wrong_size(raw: Raw) -> list[str]:
-    """Departures from the size written to: at least ``MIN_FACTS`` facts, 12-14 chats of
-    3-5 sessions, 12-20 turns a session."""
+def wrong_size(raw: Raw, spec: HeldOutSet) -> list[str]:
+    """Departures from the size written to: at least ``spec.min_facts`` facts, as many
+    chats as ``spec.conversations`` allows, of 3-5 sessions, 12-20 turns a session."""
     problems = []
-    if len(raw["facts"]) < MIN_FACTS:
+    if len(raw["facts"]) < spec.min_facts:
         problems.append(f"{len(raw['facts'])} facts")
-    if not 12 <= len(raw["conversations"]) <= 14:
+    fewest, most = spec.conversations
+    if not fewest <= len(raw["conversations"]) <= most:
         problems.append(f"{len(raw['conversations'])} conversations")
     for conversation in raw["conversations"]:
         if not 3 <= len(conversation["sessions"]) <= 5:
@@ -153,16 +177,18 @@ def wrong_size(raw: Raw) -> list[str]:
     return problems
 
 
-CHECKS: dict[str, Callable[[Raw], list[str]]] = {
-    "keys": duplicate_keys,
-    "ids": duplicate_ids,
-    "turns": misplaced_turns,
-    "order": misordered_facts,
-    "questions": bad_questions,
-    "aspects": thin_aspects,
-    "conversations": bad_conversations,
-    "size": wrong_size,
-}
+def checks(spec: HeldOutSet) -> dict[str, Callable[[Raw], list[str]]]:
+    """Every check, with the thresholds ``spec`` was written to."""
+    return {
+        "keys": duplicate_keys,
+        "ids": duplicate_ids,
+        "turns": misplaced_turns,
+        "order": misordered_facts,
+        "questions": bad_questions,
+        "aspects": partial(thin_aspects, minimum=spec.min_per_main_aspect),
+        "conversations": bad_conversations,
+        "size": partial(wrong_size, spec=spec),
+    }
 
 
 def _first_turn(raw: Raw, conversation: int, session: int) -> Raw:
@@ -218,13 +244,18 @@ def _drop_question(raw: Raw) -> None:
     raw["facts"][0]["current_question"] = " "
 
 
-def _thin_out_pets(raw: Raw) -> None:
+def _thin_out_pets(raw: Raw, keep: int) -> None:
     pets = [f["id"] for f in raw["facts"] if f["aspect"] == "pet"]
-    raw["facts"] = [f for f in raw["facts"] if f["id"] not in pets[MIN_PER_MAIN_ASPECT - 1 :]]
+    raw["facts"] = [f for f in raw["facts"] if f["id"] not in pets[keep:]]
 
 
-def _too_few_facts(raw: Raw) -> None:
-    raw["facts"] = raw["facts"][: MIN_FACTS - 1]
+def _too_few_facts(raw: Raw, keep: int) -> None:
+    raw["facts"] = raw["facts"][:keep]
+
+
+def _too_many_conversations(raw: Raw, most: int) -> None:
+    extra = raw["conversations"][: most + 1 - len(raw["conversations"])]
+    raw["conversations"] += [{**c, "id": f"{c['id']}-copy"} for c in copy.deepcopy(extra)]
 
 
 def _short_session(raw: Raw) -> None:
@@ -249,36 +280,44 @@ def _third_speaker(raw: Raw) -> None:
     _first_turn(raw, 0, 1)["speaker"] = "Someone Else"
 
 
-BREAKAGES: list[tuple[str, Callable[[Raw], None]]] = [
-    ("keys", _reuse_key),
-    ("ids", _reuse_fact_id),
-    ("turns", _name_other_conversation),
-    ("turns", _give_turn_to_other_speaker),
-    ("order", _swap_older_newer),
-    ("order", _same_session),
-    ("questions", _repeat_question),
-    ("questions", _drop_question),
-    ("aspects", _thin_out_pets),
-    ("conversations", _session_without_timezone),
-    ("conversations", _third_speaker),
-    ("conversations", _sessions_out_of_order),
-    ("conversations", _stranger_as_subject),
-    ("size", _too_few_facts),
-    ("size", _short_session),
-]
+def breakages(spec: HeldOutSet) -> dict[str, tuple[str, Callable[[Raw], None]]]:
+    """Breakage name -> (the check that must find it, the breakage), thresholds from ``spec``."""
+    return {
+        "reuse_key": ("keys", _reuse_key),
+        "reuse_fact_id": ("ids", _reuse_fact_id),
+        "name_other_conversation": ("turns", _name_other_conversation),
+        "give_turn_to_other_speaker": ("turns", _give_turn_to_other_speaker),
+        "swap_older_newer": ("order", _swap_older_newer),
+        "same_session": ("order", _same_session),
+        "repeat_question": ("questions", _repeat_question),
+        "drop_question": ("questions", _drop_question),
+        "thin_out_pets": ("aspects", partial(_thin_out_pets, keep=spec.min_per_main_aspect - 1)),
+        "session_without_timezone": ("conversations", _session_without_timezone),
+        "third_speaker": ("conversations", _third_speaker),
+        "sessions_out_of_order": ("conversations", _sessions_out_of_order),
+        "stranger_as_subject": ("conversations", _stranger_as_subject),
+        "too_few_facts": ("size", partial(_too_few_facts, keep=spec.min_facts - 1)),
+        "too_many_conversations": (
+            "size",
+            partial(_too_many_conversations, most=spec.conversations[1]),
+        ),
+        "short_session": ("size", _short_session),
+    }
 
 
-def test_the_loader_accepts_the_set_and_keeps_every_turn_and_fact() -> None:
-    raw = _raw()
-    updates = load_update_set(SET)
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_the_loader_accepts_the_set_and_keeps_every_turn_and_fact(name: str) -> None:
+    raw = _raw(name)
+    updates = load_update_set(SETS[name].path)
     assert len(updates.facts) == len(raw["facts"])
     assert [c.id for c in updates.conversations] == [c["id"] for c in raw["conversations"]]
     turns = sum(len(s["turns"]) for c in raw["conversations"] for s in c["sessions"])
     assert sum(len(c.observations) for c in updates.conversations) == turns
 
 
-def test_the_loader_rejects_a_fact_naming_a_missing_turn(tmp_path: Path) -> None:
-    raw = _raw()
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_the_loader_rejects_a_fact_naming_a_missing_turn(name: str, tmp_path: Path) -> None:
+    raw = _raw(name)
     raw["facts"][0]["older"] = "no-such-turn"
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps(raw), encoding="utf-8")
@@ -286,22 +325,25 @@ def test_the_loader_rejects_a_fact_naming_a_missing_turn(tmp_path: Path) -> None
         load_update_set(broken)
 
 
-@pytest.mark.parametrize("check", sorted(CHECKS))
-def test_the_set_passes_every_check(check: str) -> None:
-    assert CHECKS[check](_raw()) == []
+@pytest.mark.parametrize("check", sorted(checks(SETS["heldout"])))
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_the_set_passes_every_check(name: str, check: str) -> None:
+    assert checks(SETS[name])[check](_raw(name)) == []
 
 
-@pytest.mark.parametrize(("check", "breakage"), BREAKAGES, ids=[b.__name__ for _, b in BREAKAGES])
-def test_each_check_finds_a_set_broken_on_purpose(
-    check: str, breakage: Callable[[Raw], None]
-) -> None:
-    raw = copy.deepcopy(_raw())
-    breakage(raw)
-    assert CHECKS[check](raw) != []
+@pytest.mark.parametrize("breakage", sorted(breakages(SETS["heldout"])))
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_each_check_finds_a_set_broken_on_purpose(name: str, breakage: str) -> None:
+    spec = SETS[name]
+    check, breaking = breakages(spec)[breakage]
+    raw = copy.deepcopy(_raw(name))
+    breaking(raw)
+    assert checks(spec)[check](raw) != []
 
 
-def test_the_description_says_it_is_blind_and_held_out() -> None:
-    description = _raw()["description"].lower()
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_the_description_says_it_is_blind_and_held_out(name: str) -> None:
+    description = _raw(name)["description"].lower()
     assert "blind" in description
     assert "held-out" in description
     assert "never tune" in description
