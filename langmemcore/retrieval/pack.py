@@ -19,6 +19,7 @@ from langmemcore.retrieval.supersession import (
     aspect_terms,
     changed_things,
     supersede,
+    untied_change,
 )
 from langmemcore.storage.repository import Repository
 from langmemcore.storage.search.access import Evidence
@@ -190,8 +191,12 @@ async def _supersede(
         pair = frozenset((edge.source_id, edge.target_id))
         if links.get(pair) != CONFLICTS:
             links[pair] = edge.relation
-    stated = await stated_aspects(repo, namespace, [notes[i] for i in ids], state.named)
-    statements = [statement_of(notes[i], stated) for i in ids]
+    statements = [statement_of(notes[i]) for i in ids]
+    if untied_change(
+        statements, state.focus, named=state.named, links=links, similarity=state.similarity
+    ):
+        stated = await stated_aspects(repo, namespace, [notes[i] for i in ids], state.named)
+        statements = [statement_of(notes[i], stated) for i in ids]
     order = supersede(
         statements,
         state.focus,

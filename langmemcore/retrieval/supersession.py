@@ -63,6 +63,7 @@ __all__ = [
     "focus_terms",
     "state_question",
     "supersede",
+    "untied_change",
 ]
 
 _CURRENT = re.compile(
@@ -297,6 +298,35 @@ def _supersedes(newer: Statement, older: Statement, links: Links, focus: Terms, 
         relation is not None
         or bool(newer.changed & older.terms)
         or _related(newer, older, focus, cos)
+    )
+
+
+def untied_change(
+    statements: Sequence[Statement],
+    focus: frozenset[str],
+    *,
+    named: Collection[str] = (),
+    links: Mapping[frozenset[int], str] | None = None,
+    similarity: float = 1.0,
+) -> bool:
+    """Whether an aspect could still tie two statements: the question asks about an aspect
+    and a newer statement of the subject announcing a change supersedes an older one of a
+    different day by none of the other ties (then the semantic layer's aspects are worth
+    reading; adding terms never unties a pair).
+    """
+    if not any(term.startswith(aspect_term("")) for term in focus):
+        return False
+    speakers = _subject_speakers(statements, named)
+    chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
+    return any(
+        newer.changes
+        and newer.speakers == older.speakers
+        and newer.time is not None
+        and older.time is not None
+        and newer.time.date() > older.time.date()
+        and not _supersedes(newer, older, links or {}, focus, similarity)
+        for newer in chosen
+        for older in chosen
     )
 
 

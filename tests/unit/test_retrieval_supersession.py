@@ -21,6 +21,7 @@ from langmemcore.retrieval.supersession import (
     focus_terms,
     state_question,
     supersede,
+    untied_change,
 )
 from langmemcore.text import TimeMention, content_stem_set
 
@@ -289,3 +290,20 @@ def test_a_change_naming_something_else_supersedes_nothing() -> None:
     )
     assert other.changes and other.changed
     assert supersede([scooter, other], frozenset({"ride"})) == [1, 2]
+
+
+def test_an_untied_change_is_what_the_semantic_layers_aspects_could_still_tie() -> None:
+    flat = said(1, "Sofia", at(2023, 3), "I'm in a shared flat in Dublin.", (1.0, 0.0, 0.0))
+    moved = said(2, "Sofia", at(2024, 3), "We moved in last weekend.", (0.0, 1.0, 0.0))
+    moved = replace(moved, terms=moved.terms | aspect_terms("We moved in last weekend."))
+    assert "aspect:home" in moved.terms and "aspect:home" not in aspect_terms("a shared flat")
+    home = frozenset({"live", "aspect:home"})
+    assert untied_change([flat, moved], home, named=("Sofia",))
+    # no aspect asked: the aspects could tie nothing the question asks about
+    assert not untied_change([flat, moved], frozenset({"live"}), named=("Sofia",))
+    # already tied (a gate edge): nothing left to read for
+    linked = {frozenset((1, 2)): "related_to"}
+    assert not untied_change([flat, moved], home, named=("Sofia",), links=linked)
+    # once the aspect is in both, the pair supersedes
+    stated = replace(flat, terms=flat.terms | {"aspect:home"})
+    assert supersede([stated, moved], home, named=("Sofia",)) == [2, 1]
