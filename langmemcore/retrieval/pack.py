@@ -4,7 +4,7 @@ notes or at a token budget.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -15,8 +15,11 @@ from langmemcore.retrieval.supersession import (
     Statement,
     StateQuestion,
     announces_change,
+    aspect_term,
     aspect_terms,
+    changed_things,
     supersede,
+    untied_change,
 )
 from langmemcore.storage.repository import Repository
 from langmemcore.storage.search.access import Evidence
@@ -130,17 +133,45 @@ async def pack_notes(
     return packed
 
 
-def statement_of(note: Evidence) -> Statement:
-    """A loaded note as supersession reads it (its speakers, latest time, terms, vector)."""
+def statement_of(note: Evidence, stated: Mapping[str, frozenset[str]] | None = None) -> Statement:
+    """A loaded note as supersession reads it (its speakers, latest time, terms, vector,
+    whether and what it says changed); ``stated``: the aspect terms the semantic layer
+    read in observations, by key (see :func:`stated_aspects`), joined to its terms.
+    """
     times = [s.event_time for s in note.sources if s.event_time is not None]
+    speakers = frozenset(s.speaker.lower() for s in note.sources if s.speaker)
+    profile = frozenset().union(*((stated or {}).get(s.key, frozenset()) for s in note.sources))
     return Statement(
         note.id,
-        frozenset(s.speaker.lower() for s in note.sources if s.speaker),
+        speakers,
         max(times) if times else None,
-        content_stem_set(note.context) | aspect_terms(note.context),
+        content_stem_set(note.context) | aspect_terms(note.context) | profile,
         note.vector,
         announces_change(note.context),
+        changed_things(note.context, tuple(note.keywords), speakers),
     )
+
+
+async def stated_aspects(
+    repo: Repository, namespace: tuple[str, ...], notes: Sequence[Evidence], named: Sequence[str]
+) -> dict[str, frozenset[str]]:
+    """The aspects the semantic layer read in the observations of the people the question
+    names who said one of ``notes`` (as :func:`aspect_term` terms, by observation key):
+    "I'm in a shared flat in Dublin" states a home although no cue word of home is in it.
+    """
+    said = {s.speaker.lower() for note in notes for s in note.sources if s.speaker}
+    subjects = [n for n in dict.fromkeys(named) if any(_names(n, s) for s in said)]
+    stated: dict[str, set[str]] = {}
+    for subject in subjects:
+        for value in await repo.profile_of(namespace, subject):
+            for source in value.sources:
+                stated.setdefault(source.key, set()).add(aspect_term(value.aspect))
+    return {key: frozenset(terms) for key, terms in stated.items()}
+
+
+def _names(name: str, speaker: str) -> bool:
+    """Whether ``name`` names ``speaker`` (lowercase), by full or first name."""
+    return name.lower() in (speaker, (speaker.split() or [""])[0])
 
 
 async def _supersede(
@@ -161,6 +192,11 @@ async def _supersede(
         if links.get(pair) != CONFLICTS:
             links[pair] = edge.relation
     statements = [statement_of(notes[i]) for i in ids]
+    if untied_change(
+        statements, state.focus, named=state.named, links=links, similarity=state.similarity
+    ):
+        stated = await stated_aspects(repo, namespace, [notes[i] for i in ids], state.named)
+        statements = [statement_of(notes[i], stated) for i in ids]
     order = supersede(
         statements,
         state.focus,

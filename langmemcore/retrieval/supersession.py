@@ -20,16 +20,18 @@ The decision is pure:
   question about the state before a change.
 - :func:`focus_terms` are the question's content words (stemmed) other than the names it
   names and its present markers, and the profile aspects it asks about by their cue words
-  ("pet" for "What pet ..."; a statement about "my cat" or "a puppy" speaks of it): what
-  the question asks about.
+  ("pet" for "What pet ..."; a statement about "my cat" or "a puppy" speaks of it, and so
+  does one the semantic layer read as stating a pet): what the question asks about.
 - :func:`supersede`: a newer statement supersedes an older one of the same speaker (the
   person the question names, when it names a speaker of them) when the gate linked the
   two as conflicting (a ``conflicts`` edge: opposite polarity over shared content, or a
   replaced profile value), or when the newer one announces a change
-  (:func:`announces_change`: "quit", "moved", "no longer", "passed away" ...) and the two
-  are about the same thing (a gate edge, a shared focus term, or embeddings as similar as
-  the gate requires to link two notes). Same-topic statements that accumulate ("I painted
-  a lake", later "I painted a sunset") supersede nothing: a change must be said or judged.
+  (:func:`announces_change`: "quit", "moved", "no longer", "passed away", "stolen", "is
+  over" ...) and the two are about the same thing (a gate edge, a shared focus term,
+  embeddings as similar as the gate requires to link two notes, or the thing the change
+  names, :func:`changed_things`: "I sold the Panda" and the older "my old Fiat Panda").
+  Same-topic statements that accumulate ("I painted a lake", later "I painted a sunset")
+  supersede nothing: a change must be said or judged.
 """
 
 from __future__ import annotations
@@ -53,12 +55,15 @@ __all__ = [
     "StateQuestion",
     "Statement",
     "announces_change",
+    "changed_things",
     "asks_about_before",
+    "aspect_term",
     "aspect_terms",
     "asks_about_present",
     "focus_terms",
     "state_question",
     "supersede",
+    "untied_change",
 ]
 
 _CURRENT = re.compile(
@@ -74,9 +79,12 @@ _PAST = re.compile(
 _CHANGE = re.compile(
     r"\b(?:no longer|not \w+ any ?more|anymore|any more|quit|quitting|left|leaving|moved|"
     r"moving|switched|changed|instead|gave up|given up|stopped|replaced|sold|broke up|"
-    r"split up|divorced|passed away|died|swapped|traded in|ended)\b",
+    r"split up|divorced|passed away|died|swapped|traded in|ended|dropped|stolen|cancell?ed|"
+    r"called off|postponed|retired|got rid of|put (?:\w+ ){0,3}?away|"
+    r"(?:is|are|was|were|'s|'re) (?:now )?(?:over|off|gone)(?! to\b))\b",
     re.IGNORECASE,
 )
+_CLAUSE = re.compile(r"[^.;:!?,]+")
 _BEFORE = re.compile(
     r"\b(?:before|used to|use to|previously|formerly|former|originally|at first|"
     r"in the past|back then|earlier)\b",
@@ -129,7 +137,12 @@ def aspect_terms(text: str) -> frozenset[str]:
     Cached like :func:`~langmemcore.text.content_stem_set`: packing reads the same note
     contexts search after search.
     """
-    return frozenset(f"aspect:{aspect}" for aspect in text_aspects(text))
+    return frozenset(aspect_term(aspect) for aspect in text_aspects(text))
+
+
+def aspect_term(aspect: str) -> str:
+    """The term a profile aspect adds to a statement's terms and a question's focus."""
+    return f"aspect:{aspect}"
 
 
 def focus_terms(question: str, entities: Collection[str] = ()) -> frozenset[str]:
@@ -200,9 +213,12 @@ class Statement:
         note_id: The note.
         speakers: Who said its source observations (lowercase).
         time: The latest event time of its sources, if known.
-        terms: The stems of its context's content words, and its :func:`aspect_terms`.
+        terms: The stems of its context's content words, its :func:`aspect_terms`, and
+            the aspects the semantic layer read in its sources (as :func:`aspect_term`).
         vector: Its normalised embedding.
         changes: Whether its text announces a change (:func:`announces_change`).
+        changed: What it says changed (:func:`changed_things`): a newer statement that
+            names a thing the older one speaks of is about the same thing.
     """
 
     note_id: int
@@ -211,6 +227,7 @@ class Statement:
     terms: frozenset[str]
     vector: npt.NDArray[np.floating] | None = None
     changes: bool = False
+    changed: frozenset[str] = frozenset()
 
 
 Links = Mapping[frozenset[int], str]
@@ -237,6 +254,20 @@ def announces_change(text: str) -> bool:
     return bool(_CHANGE.search(fold_apostrophes(text)))
 
 
+@lru_cache(maxsize=8192)
+def changed_things(text: str, keywords: tuple[str, ...], speakers: frozenset[str]) -> Terms:
+    """What a statement says changed: the stems of its keywords that a clause announcing a
+    change names ("Ben finally sold the Panda and bought a Toyota" -> ``panda``; "Keto's
+    over for Dev" -> ``keto``), without its speakers' names; empty when it announces none.
+    Cached like :func:`announces_change`.
+    """
+    clauses = [c for c in _CLAUSE.findall(fold_apostrophes(text)) if _CHANGE.search(c)]
+    if not clauses:
+        return frozenset()
+    named = content_stem_set(" ".join(clauses)) & content_stem_set(" ".join(keywords))
+    return named - content_stem_set(" ".join(speakers))
+
+
 def _related(a: Statement, b: Statement, focus: frozenset[str], similarity: float) -> bool:
     """Whether two statements of one speaker are about the same thing (a shared focus
     term, or embeddings at least ``similarity`` alike).
@@ -251,7 +282,8 @@ def _related(a: Statement, b: Statement, focus: frozenset[str], similarity: floa
 def _supersedes(newer: Statement, older: Statement, links: Links, focus: Terms, cos: float) -> bool:
     """Whether ``newer`` supersedes ``older``: one speaker, a later day, and either the gate
     linked them as conflicting, or ``newer`` announces a change and they are about the same
-    thing (a gate edge, a shared focus term, or similar embeddings).
+    thing (a gate edge, what ``newer`` says changed named in ``older``, a shared focus
+    term, or similar embeddings).
     """
     if newer.time is None or older.time is None or newer.time.date() <= older.time.date():
         return False
@@ -260,7 +292,42 @@ def _supersedes(newer: Statement, older: Statement, links: Links, focus: Terms, 
     relation = links.get(frozenset((newer.note_id, older.note_id)))
     if relation == CONFLICTS:
         return True
-    return newer.changes and (relation is not None or _related(newer, older, focus, cos))
+    if not newer.changes:
+        return False
+    return (
+        relation is not None
+        or bool(newer.changed & older.terms)
+        or _related(newer, older, focus, cos)
+    )
+
+
+def untied_change(
+    statements: Sequence[Statement],
+    focus: frozenset[str],
+    *,
+    named: Collection[str] = (),
+    links: Mapping[frozenset[int], str] | None = None,
+    similarity: float = 1.0,
+) -> bool:
+    """Whether an aspect could still tie two statements: the question asks about an aspect
+    and a newer statement of the subject announcing a change supersedes an older one of a
+    different day by none of the other ties (then the semantic layer's aspects are worth
+    reading; adding terms never unties a pair).
+    """
+    if not any(term.startswith(aspect_term("")) for term in focus):
+        return False
+    speakers = _subject_speakers(statements, named)
+    chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
+    return any(
+        newer.changes
+        and newer.speakers == older.speakers
+        and newer.time is not None
+        and older.time is not None
+        and newer.time.date() > older.time.date()
+        and not _supersedes(newer, older, links or {}, focus, similarity)
+        for newer in chosen
+        for older in chosen
+    )
 
 
 def supersede(

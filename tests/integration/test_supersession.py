@@ -2,9 +2,10 @@
 ranks the newer statement above the older one, and a question about the earlier period
 still finds the older one.
 
-The chat is written for this test (not taken from the knowledge-update set): Marta works
-at a hospital in Leeds, then, a year later, at a clinic in York; Joe talks about other
-things in between.
+The chats are written for these tests (not taken from the knowledge-update sets): Marta
+works at a hospital in Leeds, then, a year later, at a clinic in York; Lena rides a Vespa,
+then sells it; Ana lives in an apartment in Leeds, then moves to a house in York; the other
+speaker talks about other things in between.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.retrieval.cost import track_search_cost
 from langmemcore.retrieval.pack import RetrievedNote
-from langmemcore.storage import Database
+from langmemcore.storage import Database, Repository
 
 from .conftest import Ingested
 
@@ -113,3 +114,88 @@ async def test_a_question_about_the_state_before_the_change_ranks_the_older_firs
     older, newer = rank(notes, OLDER), rank(notes, NEWER)
     assert older is not None and older <= 3, notes
     assert newer is None or older < newer
+
+
+SCOOTER = [
+    ObservationIn("v1-1", "How do you get to the office these days?", "Kai", SPRING_2022),
+    ObservationIn(
+        "v1-2",
+        "I ride my little red Vespa through the old town every day, it beats the traffic.",
+        "Lena",
+        SPRING_2022,
+    ),
+    ObservationIn("v1-3", "I started a pottery course on Mondays.", "Kai", SPRING_2022),
+    ObservationIn("v2-1", "My pottery bowls are getting rounder.", "Kai", AUTUMN_2022),
+    ObservationIn("v2-2", "My sister visited from Porto for a week.", "Lena", AUTUMN_2022),
+    ObservationIn(
+        "v3-1",
+        "I finally sold the Vespa in March. A tram pass and good shoes are all I need.",
+        "Lena",
+        SUMMER_2023,
+    ),
+    ObservationIn("v3-2", "Brave! My pottery course ends next month.", "Kai", SUMMER_2023),
+]
+SCOOTER_OLDER, SCOOTER_NEWER = "v1-2", "v3-1"
+
+
+async def test_a_change_naming_what_the_older_statement_spoke_of_ranks_first(
+    database: Database, embeddings: LocalEmbeddings, ingested: Ingested
+) -> None:
+    """The newer statement shares no word of the question with the older one: what ties
+    them is the thing it says changed ("sold the Vespa"), which the older one speaks of.
+    """
+    memory = Memory(database, embeddings)
+    namespace = await ingested("supersession-scooter", SCOOTER)
+    question = "What does Lena ride now?"
+    off = replace(RetrievalConfig(), supersession=False)
+    before = await memory.asearch(namespace, question, k=10, config=off)
+    assert (rank(before, SCOOTER_OLDER) or 99) < (rank(before, SCOOTER_NEWER) or 99), before
+    notes = await memory.asearch(namespace, question, k=10)
+    newer, older = rank(notes, SCOOTER_NEWER), rank(notes, SCOOTER_OLDER)
+    assert newer is not None and older is not None, notes
+    assert newer < older
+    earlier = await memory.asearch(namespace, "What did Lena ride before?", k=10)
+    assert (rank(earlier, SCOOTER_OLDER) or 99) < (rank(earlier, SCOOTER_NEWER) or 0)
+
+
+HOME = [
+    ObservationIn("h1-1", "How is the new job treating you, Ana?", "Joe", SPRING_2022),
+    ObservationIn(
+        "h1-2",
+        "Busy! I am in a small apartment in Leeds above a bakery, the smell of bread every "
+        "morning.",
+        "Ana",
+        SPRING_2022,
+    ),
+    ObservationIn("h1-3", "I took up climbing at a wall near the station.", "Joe", SPRING_2022),
+    ObservationIn("h2-1", "We went to the coast for a week, lovely weather.", "Ana", AUTUMN_2022),
+    ObservationIn("h2-2", "My climbing gym raised its prices again.", "Joe", AUTUMN_2022),
+    ObservationIn(
+        "h3-1",
+        "Big news: we bought a terraced house in York and moved in last month, it has a garden.",
+        "Ana",
+        SUMMER_2023,
+    ),
+    ObservationIn("h3-2", "Congratulations! Is the commute long?", "Joe", SUMMER_2023),
+]
+
+
+async def test_the_aspect_the_semantic_layer_read_ties_a_statement_without_its_cue_words(
+    database: Database, embeddings: LocalEmbeddings, ingested: Ingested
+) -> None:
+    """ "I am in a small apartment in Leeds" says where Ana lives with no cue word of home
+    (an apartment is a possession by the cue words); the semantic layer reads it as her
+    home, which ties it to the move.
+    """
+    memory = Memory(database, embeddings)
+    namespace = await ingested("supersession-home", HOME)
+    async with Repository.open(database, autocommit=True) as repo:
+        values = await repo.profile_of(namespace, "Ana", ("home",))
+    assert [s.key for v in values for s in v.sources] == ["h1-2"]
+    question = "Where does Ana live now?"
+    off = replace(RetrievalConfig(), supersession=False)
+    before = await memory.asearch(namespace, question, k=10, config=off)
+    assert (rank(before, "h1-2") or 99) < (rank(before, "h3-1") or 99), before
+    notes = await memory.asearch(namespace, question, k=10)
+    newer, older = rank(notes, "h3-1"), rank(notes, "h1-2")
+    assert newer is not None and older is not None and newer < older, notes

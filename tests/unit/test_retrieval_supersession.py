@@ -17,9 +17,11 @@ from langmemcore.retrieval.supersession import (
     asks_about_before,
     asks_about_present,
     aspect_terms,
+    changed_things,
     focus_terms,
     state_question,
     supersede,
+    untied_change,
 )
 from langmemcore.text import TimeMention, content_stem_set
 
@@ -34,10 +36,13 @@ def said(
     when: datetime | None,
     text: str,
     vector: tuple[float, ...] | None = None,
+    keywords: tuple[str, ...] = (),
 ) -> Statement:
     unit = None if vector is None else np.asarray(vector) / np.linalg.norm(vector)
     speakers = frozenset({speaker.lower()})
-    return Statement(note_id, speakers, when, content_stem_set(text), unit, announces_change(text))
+    changed = changed_things(text, keywords, speakers)
+    terms = content_stem_set(text)
+    return Statement(note_id, speakers, when, terms, unit, announces_change(text), changed)
 
 
 @pytest.mark.parametrize(
@@ -138,6 +143,14 @@ INES = said(4, "Ines", at(2024, 1), "I moved desks, I work from home on Fridays.
         ("Luna passed away in July.", True),
         ("I work as a pastry chef.", False),
         ("We adopted a puppy called Bolt.", False),
+        ("My old phone got stolen on the bus.", True),
+        ("I dropped the evening classes.", True),
+        ("The wedding is off.", True),
+        ("The diet's over, I eat bread again.", True),
+        ("Our trip to Oslo was postponed.", True),
+        ("I put the guitar away for good.", True),
+        ("We're off to Spain tomorrow.", False),
+        ("I took the kids to the park.", False),
     ],
 )
 def test_announces_change(text: str, changes: bool) -> None:
@@ -235,3 +248,62 @@ def test_a_question_about_the_state_before_moves_the_older_statement_above_the_n
     assert supersede([NEW_JOB, OTHER, OLD_JOB], focus, newer_first=False) == [1, 2, 3]
     assert supersede([OLD_JOB, NEW_JOB], focus, newer_first=False) == [1, 2]
     assert supersede([NEW_JOB, OTHER], focus, newer_first=False) == [2, 3]
+
+
+def test_changed_things_are_the_keywords_a_change_names() -> None:
+    text = "Good news, Marek sold the Vespa. Marek bought a bike and a helmet."
+    keywords = ("vespa", "bike", "helmet", "marek")
+    assert changed_things(text, keywords, frozenset({"marek"})) == frozenset({"vespa"})
+    assert changed_things("Marek bought a bike.", ("bike",), frozenset({"marek"})) == frozenset()
+
+
+def test_a_change_naming_what_the_older_statement_speaks_of_supersedes_it() -> None:
+    """No question word, aspect, gate edge or close embedding ties the two: the thing the
+    newer statement says changed (the Vespa) is what the older one speaks of.
+    """
+    scooter = said(1, "Marek", at(2022, 3), "I zip around Rome on my blue Vespa.", (1.0, 0.3, 0.0))
+    gone = said(
+        2,
+        "Marek",
+        at(2023, 2),
+        "Bad luck, the Vespa got stolen. I take the tram to the office.",
+        (1.0, 0.0, 0.4),
+        keywords=("vespa", "tram", "office"),
+    )
+    assert not (frozenset({"ride"}) & scooter.terms & gone.terms)
+    assert supersede([scooter, gone], frozenset({"ride"})) == [2, 1]
+    assert supersede([scooter, gone], frozenset({"ride"}), newer_first=False) == [1, 2]
+    # The office is a keyword of the newer statement, but not in the clause of the change.
+    office = said(3, "Marek", at(2022, 3), "My office is near the station.", (0.0, 1.0, 0.0))
+    assert supersede([office, scooter, gone], frozenset({"ride"})) == [3, 2, 1]
+
+
+def test_a_change_naming_something_else_supersedes_nothing() -> None:
+    scooter = said(1, "Marek", at(2022, 3), "I zip around Rome on my blue Vespa.", (1.0, 0.3, 0.0))
+    other = said(
+        2,
+        "Marek",
+        at(2023, 2),
+        "I sold the piano, the flat is too small.",
+        (0.0, 1.0, 0.4),
+        keywords=("piano", "flat"),
+    )
+    assert other.changes and other.changed
+    assert supersede([scooter, other], frozenset({"ride"})) == [1, 2]
+
+
+def test_an_untied_change_is_what_the_semantic_layers_aspects_could_still_tie() -> None:
+    flat = said(1, "Sofia", at(2023, 3), "I'm in a shared flat in Dublin.", (1.0, 0.0, 0.0))
+    moved = said(2, "Sofia", at(2024, 3), "We moved in last weekend.", (0.0, 1.0, 0.0))
+    moved = replace(moved, terms=moved.terms | aspect_terms("We moved in last weekend."))
+    assert "aspect:home" in moved.terms and "aspect:home" not in aspect_terms("a shared flat")
+    home = frozenset({"live", "aspect:home"})
+    assert untied_change([flat, moved], home, named=("Sofia",))
+    # no aspect asked: the aspects could tie nothing the question asks about
+    assert not untied_change([flat, moved], frozenset({"live"}), named=("Sofia",))
+    # already tied (a gate edge): nothing left to read for
+    linked = {frozenset((1, 2)): "related_to"}
+    assert not untied_change([flat, moved], home, named=("Sofia",), links=linked)
+    # once the aspect is in both, the pair supersedes
+    stated = replace(flat, terms=flat.terms | {"aspect:home"})
+    assert supersede([stated, moved], home, named=("Sofia",)) == [2, 1]
