@@ -9,7 +9,9 @@ embedder and connection pool, answer the same LoCoMo questions (``Memory.asearch
 defaults, no LLM, ``k=20``) in turn, question by question, the first of each pair
 alternating, so that the machine's drift weighs on both alike. Each worker times its own
 searches. After 5 warm-up questions each, every round prints both sides' p50 / p95 / mean
-ms and the ratios b / a; then the median and range of the ratios over rounds.
+ms and the ratios b / a; then the median and range of the ratios over rounds, and the
+median and quartiles of the per-question ratios b / a (paired, so the drift between
+questions cancels; steadier than a ratio of percentiles on a loaded machine).
 """
 
 from __future__ import annotations
@@ -74,12 +76,14 @@ def _compare(args: argparse.Namespace) -> None:
         for worker in workers.values():
             _ask(worker, question)
     ratios: dict[str, list[float]] = {"p50": [], "p95": []}
+    paired: list[float] = []
     for round in range(1, args.rounds + 1):
         ms: dict[str, list[float]] = {"a": [], "b": []}
         for index, question in enumerate(asked):
             order = ("a", "b") if (index + round) % 2 else ("b", "a")
             for side in order:
                 ms[side].append(_ask(workers[side], question))
+        paired += [b / a for a, b in zip(ms["a"], ms["b"], strict=True)]
         line = []
         for side in ("a", "b"):
             p50, p95 = np.percentile(ms[side], [50, 95])
@@ -93,6 +97,11 @@ def _compare(args: argparse.Namespace) -> None:
             f"{name} ratio b/a: median {np.median(values):.3f}, "
             f"range {min(values):.3f}-{max(values):.3f} over {len(values)} rounds"
         )
+    low, mid, high = np.percentile(paired, [25, 50, 75])
+    print(
+        f"per-question ratio b/a (each question's two searches back to back): median "
+        f"{mid:.3f}, quartiles {low:.3f}-{high:.3f} over {len(paired)} pairs"
+    )
     for worker in workers.values():
         assert worker.stdin is not None
         worker.stdin.close()

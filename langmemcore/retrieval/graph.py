@@ -3,11 +3,15 @@ expand -> [sufficiency -> refine -> channels -> fuse -> propagate -> expand]* ->
 
 ``propagate`` (the propagation channel: a random walk from the best fused notes) and
 ``expand`` (the neighbour channel: edges from the best fused notes) start from the fusion,
-so they run after the other channels; without the propagation channel (offline by default)
-``fuse`` runs the neighbour channel itself, one superstep fewer. Steps a search does not
-run are skipped, not visited: with the propagation or neighbour channel off there is no
-``propagate`` or ``expand``, and without a possible sub-query round (``max_rounds`` 1, as
-offline by default) no ``sufficiency``.
+so they run after the other channels; without the propagation channel ``fuse`` runs the
+neighbour channel itself, one superstep fewer. Steps a search does not run are skipped,
+not visited: with the propagation or neighbour channel off there is no ``propagate`` or
+``expand``, and without a possible sub-query round (``max_rounds`` 1, as offline by
+default) no ``sufficiency``. A search whose channels share one statement, with no channel
+seeded by the fusion and no sub-query round (the offline default), runs straight through:
+``decompose -> channel_fuse_pack``, the channel, fusion and packing steps as one node (two
+supersteps instead of four; each superstep is 2-3 ms of LangGraph's own work, BENCHMARKS.md
+"Search cost, round three").
 
 Dependencies (database, embedder, LLM, settings) reach the nodes through LangGraph's
 runtime context (:class:`RetrievalContext`). Channel rankings accumulate across rounds, so
@@ -17,25 +21,16 @@ the evidence pool never shrinks: a sub-query's notes join the fusion with a lowe
 from __future__ import annotations
 
 import logging
-import operator
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, Required
+from typing import Any, Literal
 
-from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.runtime import Runtime
 from langgraph.types import Send
-from pydantic import ConfigDict
-from pydantic.json_schema import SkipJsonSchema
-from typing_extensions import TypedDict
 
 from langmemcore._errors import LLMOutputError, LLMUnavailableError
 from langmemcore.config import RetrievalConfig
 from langmemcore.retrieval.channels import (
-    QueryPlan,
     channel_groups,
     channel_weight,
     neighbour_ranking,
@@ -47,6 +42,7 @@ from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.profile_channel import order_by_profile, search_subjects
 from langmemcore.retrieval.propagation import propagation_channel
+from langmemcore.retrieval.state import Ctx, RetrievalContext, RetrievalInput, RetrievalState
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
 from langmemcore.retrieval.supersession import state_question
 from langmemcore.storage.database import Database
@@ -57,71 +53,6 @@ __all__ = ["RetrievalContext", "RetrievalInput", "RetrievalState", "build_retrie
 
 _log = logging.getLogger("langmemcore.retrieval")
 
-
-@dataclass
-class RetrievalContext:
-    """Dependencies of the retrieval graph's nodes (LangGraph runtime context).
-
-    Its JSON schema (``get_context_jsonschema()``, the Agent Server's context form)
-    describes the settings; the in-process dependencies are left out of it.
-
-    Attributes:
-        database: Where memory lives.
-        embeddings: Embedder of queries.
-        config: Retrieval settings (without their ``llm_only`` mechanisms when there is no
-            ``llm``).
-        llm: Optional chat model for decomposition and the sufficiency loop.
-    """
-
-    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(arbitrary_types_allowed=True)
-
-    database: SkipJsonSchema[Database]
-    embeddings: SkipJsonSchema[Embeddings]
-    config: RetrievalConfig
-    llm: SkipJsonSchema[BaseChatModel | None] = None
-
-    def __post_init__(self) -> None:
-        """Without a chat model, the settings' ``llm_only`` mechanisms are skipped."""
-        if self.llm is None:
-            self.config = self.config.offline()
-
-
-class RetrievalState(TypedDict, total=False):
-    """State flowing through the retrieval graph."""
-
-    namespace: tuple[str, ...]
-    query: str
-    k: int
-    token_budget: int | None
-    min_confidence: float | None
-    channels: tuple[str, ...]
-    group: tuple[str, ...]
-    plan: QueryPlan
-    current: QueryPlan
-    asked: list[str]
-    rankings: Annotated[list[ChannelRanking], operator.add]
-    fused: list[Fused]
-    sufficient: bool
-    missing: str
-    subquery: str | None
-    subquery_keywords: tuple[str, ...]
-    refinable: bool
-    results: list[RetrievedNote]
-
-
-class RetrievalInput(TypedDict, total=False):
-    """What one search takes (the output is the whole state; its ``results`` are the
-    evidence).
-    """
-
-    namespace: Required[tuple[str, ...]]
-    query: Required[str]
-    k: int
-    token_budget: int | None
-    min_confidence: float | None
-
-
-Ctx = Runtime[RetrievalContext]
 
 SEEDED_CHANNELS = frozenset({"neighbour", "propagation"})
 """Channels that start from the fused notes, so they run after the fusion."""
@@ -145,16 +76,31 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     }
 
 
-def fan_out(state: RetrievalState) -> list[Send]:
+def fan_out(state: RetrievalState) -> list[Send] | Literal["channel_fuse_pack"]:
     """One ``channel`` task per group of channels the current (sub-)query runs: the
     channels that share one statement together, each other one alone (see
-    :func:`~langmemcore.retrieval.channels.channel_groups`).
+    :func:`~langmemcore.retrieval.channels.channel_groups`); or ``channel_fuse_pack`` when
+    the search runs straight through (see :func:`runs_straight`).
     """
+    if runs_straight(state):
+        return "channel_fuse_pack"
     runnable = [c for c in state["channels"] if c not in SEEDED_CHANNELS]
     return [
         Send("channel", {"namespace": state["namespace"], "current": state["current"], "group": g})
         for g in channel_groups(runnable)
     ]
+
+
+def runs_straight(state: RetrievalState) -> bool:
+    """Whether nothing branches between the channels and packing: one group of channels
+    (one task), no channel seeded by the fusion, no sub-query round to follow.
+    """
+    channels = state["channels"]
+    return (
+        not state.get("refinable")
+        and not SEEDED_CHANNELS & set(channels)
+        and len(channel_groups(channels)) == 1
+    )
 
 
 def _round_channels(config: RetrievalConfig, round: int) -> tuple[str, ...]:
@@ -172,6 +118,17 @@ async def channel(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     )
     count(channel_calls=len(rankings))
     return {"rankings": rankings}
+
+
+async def channel_fuse_pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
+    """``channel``, ``fuse`` and ``pack`` one after another in one superstep, for a search
+    that runs straight through (:func:`runs_straight`): the same work, the same state.
+    """
+    (group,) = channel_groups(state["channels"])
+    rankings = (await channel({**state, "group": group}, runtime))["rankings"]
+    fused = (await fuse_node({**state, "rankings": rankings}, runtime))["fused"]
+    results = await pack({**state, "rankings": rankings, "fused": fused}, runtime)
+    return {"rankings": rankings, "fused": fused, **results}
 
 
 async def fuse_node(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
@@ -387,13 +344,15 @@ def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_node("sufficiency", sufficiency)
     graph.add_node("refine", refine)
     graph.add_node("pack", pack)
+    graph.add_node("channel_fuse_pack", channel_fuse_pack)
     graph.add_edge(START, "decompose")
-    graph.add_conditional_edges("decompose", fan_out, ["channel"])
+    graph.add_conditional_edges("decompose", fan_out, ["channel", "channel_fuse_pack"])
     graph.add_edge("channel", "fuse")
     graph.add_conditional_edges("fuse", route_after_fusion)
     graph.add_conditional_edges("propagate", route_after_fuse)
     graph.add_conditional_edges("expand", route_after_expand)
     graph.add_conditional_edges("sufficiency", route_after_sufficiency)
-    graph.add_conditional_edges("refine", fan_out, ["channel"])
+    graph.add_conditional_edges("refine", fan_out, ["channel", "channel_fuse_pack"])
     graph.add_edge("pack", END)
+    graph.add_edge("channel_fuse_pack", END)
     return graph.compile(name="langmemcore-retrieval")
