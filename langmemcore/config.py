@@ -196,11 +196,10 @@ class RetrievalConfig:
         ("profile", 0.0),
     )
     """Weight of each channel in reciprocal rank fusion. The profile channel's is 0: it
-    orders the returned notes that state the asked aspect (current values first, or the
-    asked period's) and does not compete with the evidence channels for places; at 1.0 (the
-    speaker channel's weight) it cost 0.8 R@5 on the LoCoMo dev split (2 of 3
-    conversations), at 0 every dev figure is unchanged (BENCHMARKS.md, "Knowledge
-    updates")."""
+    orders the returned notes that state the asked aspect's history (the replacing value
+    first, or the asked period's) and does not compete with the evidence channels for
+    places; at 1.0 (the speaker channel's weight) it cost 0.8 R@5 on the LoCoMo dev split
+    (2 of 3 conversations) (BENCHMARKS.md, "Knowledge updates")."""
 
     priors: tuple[str, ...] = ("topic",)
     """Channels that act as a prior on the candidate pool instead of bringing candidates:
@@ -258,8 +257,9 @@ class RetrievalConfig:
     the topic, neighbour and propagation channels and the loop, which did not add 0.5
     point at R@5 or R@20 offline on at least 2 of the 3 dev conversations (BENCHMARKS.md's
     ablation tables and its Multi-hop section; the neighbour channel cost R@5 on all three
-    and added 0.5 at R@20 on one), and the profile channel, whose order of the offline
-    extractor's values cost 0.4 R@5 and 0.3 R@20 there (BENCHMARKS.md, Profiles)."""
+    and added 0.5 at R@20 on one), and the profile channel, which changes no LoCoMo dev
+    search and, beside supersession, no knowledge-update figure offline (BENCHMARKS.md,
+    "The profile channel, session 10")."""
 
     supersession: bool = True
     """Whether a question about the present ("Where does Tomas work now?", "Which band
@@ -268,9 +268,10 @@ class RetrievalConfig:
     (:mod:`~langmemcore.retrieval.supersession`); a question about the state before a
     change ("... before the puppy?", "used to") gets the older just above the newer. A
     question naming a date or period is left to the time channel. Offline too: on the
-    knowledge-update set it ranks the newer statement first for 27 of 36 current-state
-    questions instead of 14; on the LoCoMo dev split it re-orders 15 of 383 searches
-    (-0.3 R@5, 0.0 R@20; BENCHMARKS.md, Knowledge updates)."""
+    project's knowledge-update set it ranks the newer statement first for 36 of 36
+    current-state questions instead of 13, on a blind set for 52 of 67 instead of 44 with
+    session 9's rules; on the LoCoMo dev split it re-orders 19 of 383 searches (R@5 +0.3,
+    0.0 and -0.3 per conversation, R@20 unchanged; BENCHMARKS.md, Knowledge updates)."""
 
     supersession_similarity: float = 0.725
     """Cosine similarity at or above which two statements of one speaker are about the
