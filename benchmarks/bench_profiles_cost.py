@@ -52,16 +52,15 @@ the parse pipeline and warms the database, which would weigh on whichever side g
 """
 
 
-def _cpu(data_dir: Path | None) -> float:
-    """CPU seconds so far of this process and of the embedded server's processes (the
-    postmaster and its children; none with ``--url``).
-    """
-    processes = [psutil.Process()]
-    if data_dir is not None:
-        master = psutil.Process(
-            int((data_dir / "pgdata" / "postmaster.pid").read_text().split()[0])
-        )
-        processes += [master, *master.children(recursive=True)]
+def server_processes(data_dir: Path) -> list[psutil.Process]:
+    """The embedded server's postmaster and its children (backends, writers)."""
+    pid = int((data_dir / "pgdata" / "postmaster.pid").read_text().split()[0])
+    master = psutil.Process(pid)
+    return [master, *master.children(recursive=True)]
+
+
+def cpu_seconds(processes: list[psutil.Process]) -> float:
+    """User and system CPU seconds so far of the processes still running."""
     total = 0.0
     for process in processes:
         try:
@@ -70,6 +69,14 @@ def _cpu(data_dir: Path | None) -> float:
             continue
         total += times.user + times.system
     return total
+
+
+def _cpu(data_dir: Path | None) -> float:
+    """CPU seconds so far of this process and of the embedded server's processes (none
+    with ``--url``).
+    """
+    server = server_processes(data_dir) if data_dir is not None else []
+    return cpu_seconds([psutil.Process(), *server])
 
 
 async def _ingest(

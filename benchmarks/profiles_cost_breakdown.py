@@ -42,6 +42,7 @@ from typing import Any
 from unittest.mock import patch
 
 import psutil
+from bench_profiles_cost import cpu_seconds, server_processes
 
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction import ingest
@@ -79,28 +80,10 @@ class Side:
     wall: list[float] = field(default_factory=list)
 
 
-def _server_processes(data_dir: Path) -> list[psutil.Process]:
-    """The embedded server's postmaster and its children (backends, writers)."""
-    pid = int((data_dir / "pgdata" / "postmaster.pid").read_text().split()[0])
-    master = psutil.Process(pid)
-    return [master, *master.children(recursive=True)]
-
-
 def _loop_cpu() -> float:
     """CPU seconds of this thread (the event loop: construction, the SQL client)."""
     me = threading.get_native_id()
     return sum(t.user_time + t.system_time for t in psutil.Process().threads() if t.id == me)
-
-
-def _cpu(processes: list[psutil.Process]) -> float:
-    total = 0.0
-    for process in processes:
-        try:
-            times = process.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        total += times.user + times.system
-    return total
 
 
 async def _ingest_once(
@@ -111,7 +94,7 @@ async def _ingest_once(
     side: Side,
 ) -> None:
     me = psutil.Process()
-    server = _server_processes(data_dir)
+    server = server_processes(data_dir)
     pending: list[float] = []
     inside = [0.0]
 
@@ -131,7 +114,7 @@ async def _ingest_once(
         finally:
             extracting[0] += time.thread_time() - began
 
-    client0, server0, loop0 = _cpu([me]), _cpu(server), _loop_cpu()
+    client0, server0, loop0 = cpu_seconds([me]), cpu_seconds(server), _loop_cpu()
     wall0 = time.perf_counter()
     with (
         statement_hooks(memory.database, before, after),
@@ -141,9 +124,9 @@ async def _ingest_once(
         await memory.aflush()
     side.extraction_cpu.append(extracting[0])
     side.wall.append(time.perf_counter() - wall0)
-    side.client_cpu.append(_cpu([me]) - client0)
+    side.client_cpu.append(cpu_seconds([me]) - client0)
     side.loop_cpu.append(_loop_cpu() - loop0)
-    side.server_cpu.append(_cpu(_server_processes(data_dir)) - server0)
+    side.server_cpu.append(cpu_seconds(server_processes(data_dir)) - server0)
     side.in_database.append(inside[0])
 
 
