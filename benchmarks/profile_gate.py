@@ -2,10 +2,10 @@
 
 On the turns of a LoCoMo file (or a profile set), rounds alternate the offline extraction
 `langmemcore.profiles.extract.extract_batch` as ingest runs it (the gate
-`profiles._parse_gate.may_state` decides which turns are parsed) and the same extraction
-with every turn parsed; prints the share of turns the gate lets through, the median and
-range of the time ratio gated / ungated, and the turns whose parse statements the gate
-lost (there should be none).
+`profiles._parse_gate.parsed_part` decides which turns, and which of their sentences, are
+parsed) and the same extraction with every turn parsed whole; prints the share of turns the
+gate lets through and of their words it parses, the median and range of the time ratio
+gated / ungated, and the turns whose parse statements the gate lost (there should be none).
 
 Run from the repository root:
 ``python benchmarks/profile_gate.py ../shared/data/locomo-dev.json``
@@ -22,7 +22,7 @@ from unittest.mock import patch
 
 from langmemcore.profiles import extract
 from langmemcore.profiles._parse_extract import parse_statements
-from langmemcore.profiles._parse_gate import may_state
+from langmemcore.profiles._parse_gate import parsed_part
 from langmemcore.text.parse import english_pipeline, parse_texts
 
 
@@ -39,7 +39,7 @@ def _timed(turns: list[tuple[str, str | None]], gated: bool) -> float:
     if gated:
         extract.extract_batch(turns)
     else:
-        with patch.object(extract, "may_state", lambda _text: True):
+        with patch.object(extract, "parsed_part", lambda text: text):
             extract.extract_batch(turns)
     return time.perf_counter() - began
 
@@ -53,19 +53,23 @@ def main() -> None:
     turns = _turns(args.path)
     english_pipeline()
     texts = [extract._message(text, speaker) for text, speaker in turns]
-    docs = parse_texts([text for text, _ in texts])
+    parts = [parsed_part(text) for text, _ in texts]
+    whole = parse_texts([text for text, _ in texts])
+    gated = parse_texts(parts)
     lost = [
         text
-        for (text, speaker), doc in zip(texts, docs, strict=True)
-        if parse_statements(doc, speaker) and not may_state(text)
+        for (text, speaker), a, b in zip(texts, whole, gated, strict=True)
+        if parse_statements(a, speaker) != parse_statements(b, speaker)
     ]
-    passed = sum(may_state(text) for text, _ in texts)
+    passed = sum(bool(part) for part in parts)
+    words = sum(len(part.split()) for part in parts) / sum(len(t.split()) for t, _ in texts)
     ratios = []
     for round_ in range(args.rounds):
         order = (True, False) if round_ % 2 == 0 else (False, True)
         seconds = {gated: _timed(turns, gated) for gated in order}
         ratios.append(seconds[True] / seconds[False])
     print(f"turns {len(turns)}, parsed with the gate {passed} ({passed / len(turns):.2f})")
+    print(f"share of all words parsed with the gate: {words:.2f}")
     print(
         f"extraction time gated / ungated over {len(ratios)} rounds: median "
         f"{statistics.median(ratios):.3f}, range {min(ratios):.3f} .. {max(ratios):.3f}"

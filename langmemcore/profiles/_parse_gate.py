@@ -6,7 +6,10 @@ class ("live", "quit", "adopt"), a noun or adjective of a word class ("dog", "ve
 "anymore", "called"). The general verbs ("be", "have", "get", "go", "do", ...) are not cues
 by themselves: their rules state nothing without a class word or a particle. The cues are
 derived from the rule tables and word classes, so a rule added there is gated with them.
-A message without any cue is not parsed (the pattern extractor still reads it).
+A message without any cue is not parsed (the pattern extractor still reads it); of a
+message with one, the parse reads only the sentences with a cue, each with the sentence
+before it (`parsed_part`), whose context the parse of a fragment needs ("Me again. Left
+teaching and moved up to Airlie Beach").
 
 A word matches a cue by its lower-case form, the form without an inflection ending
 (-s, -es, -ed, -ing, with or without "e", a doubled last consonant undone) or an
@@ -22,7 +25,7 @@ from collections.abc import Iterable
 from langmemcore.profiles import _parse_words as words
 from langmemcore.profiles._parse_extract import RULE_LEMMAS
 
-__all__ = ["may_state"]
+__all__ = ["may_state", "parsed_part"]
 
 GENERAL_VERBS = frozenset(
     {
@@ -63,6 +66,8 @@ _IRREGULAR = {
 """Irregular past forms of the rule verbs, and "married" (not "marri" + "ed")."""
 
 _WORD = re.compile(r"[a-z][a-z'-]*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z0-9])")
+"""White space after a sentence's end mark, before the next sentence's capital or digit."""
 
 
 _NOT_CUES = frozenset(
@@ -118,3 +123,22 @@ def may_state(text: str) -> bool:
     if stems & _CUES:
         return True
     return any(stems & partners for particle, partners in _PAIRED.items() if particle in stems)
+
+
+def parsed_part(text: str) -> str:
+    """The part of a message the parse reads: every sentence with a cue word
+    (`may_state`), each with the sentence before it, in order.
+
+    Args:
+        text: The message (apostrophes folded).
+
+    Returns:
+        The message itself when every sentence is kept, the kept sentences joined by a
+        space when some are not, and an empty string when none has a cue.
+    """
+    sentences = _SENTENCE_END.split(text)
+    cued = [may_state(sentence) for sentence in sentences]
+    kept = [c or (i + 1 < len(cued) and cued[i + 1]) for i, c in enumerate(cued)]
+    if all(kept):
+        return text
+    return " ".join(s for s, keep in zip(sentences, kept, strict=True) if keep)

@@ -13,7 +13,8 @@ pattern adds a name or number ("cello", not "learning the cello"). A
 value the message ends is not also stated by it ("My cat Luna died": only the ending).
 
 `extract_batch` parses a batch of messages with one call of the shared pipeline
-(`langmemcore.text.parse.parse_texts`); `extract_statements` is the one-message form.
+(`langmemcore.text.parse.parse_texts`), each message's sentences that may state something
+(`profiles._parse_gate.parsed_part`); `extract_statements` is the one-message form.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 from collections.abc import Sequence
 
 from langmemcore.profiles._parse_extract import parse_statements
-from langmemcore.profiles._parse_gate import may_state
+from langmemcore.profiles._parse_gate import parsed_part
 from langmemcore.profiles._pattern_extract import pattern_statements
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.text.parse import parse_texts
@@ -99,8 +100,9 @@ def extract_batch(
         One list of statements per message, in order, duplicates removed.
     """
     messages = [_message(text, speaker) for text, speaker in observations]
-    gated = [i for i, (text, _) in enumerate(messages) if may_state(text)]
-    docs = dict(zip(gated, parse_texts([messages[i][0] for i in gated]), strict=True))
+    parts = [parsed_part(text) for text, _ in messages]
+    gated = [i for i, part in enumerate(parts) if part]
+    docs = dict(zip(gated, parse_texts([parts[i] for i in gated]), strict=True))
     return [
         [
             st

@@ -11,7 +11,7 @@ import pytest
 
 from langmemcore.profiles import AspectStatement
 from langmemcore.profiles._parse_extract import parse_statements
-from langmemcore.profiles._parse_gate import may_state
+from langmemcore.profiles._parse_gate import may_state, parsed_part
 from langmemcore.profiles.extract import extract_statements
 from langmemcore.text.parse import parse_texts
 
@@ -118,6 +118,14 @@ def test_the_gate_keeps_cue_words_and_drops_small_talk() -> None:
     assert not may_state("Salt went away for the weekend.")
 
 
+def test_the_parse_reads_the_sentences_with_a_cue_and_the_one_before_each() -> None:
+    text = "Good morning! How are you? Me again. I moved to Hamburg. Lovely weather."
+    assert parsed_part(text) == "Me again. I moved to Hamburg."
+    assert parsed_part("See you soon! Take care.") == ""
+    whole = "Guess what.\nI quit my job  and moved to Oslo."
+    assert parsed_part(whole) == whole
+
+
 def _turns(name: str) -> list[tuple[str, str]]:
     data = json.loads((DATA / name).read_text(encoding="utf-8"))
     if "facts" in data:
@@ -145,6 +153,28 @@ def test_the_gate_loses_no_parse_statement_on_the_sets(name: str) -> None:
     ]
     assert lost == []
     assert sum(map(may_state, (t for t, _ in turns))) < len(turns)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "profile_facts.json",
+        "profile_heldout2.json",
+        "profile_heldout3.json",
+        "profile_heldout4.json",
+        "knowledge_updates_heldout2.json",
+    ],
+)
+def test_parsing_only_the_cued_sentences_loses_no_statement_on_the_sets(name: str) -> None:
+    turns = [(t, s) for t, s in _turns(name) if may_state(t) and parsed_part(t) != t]
+    whole = parse_texts([text for text, _ in turns])
+    parts = parse_texts([parsed_part(text) for text, _ in turns])
+    changed = [
+        text
+        for (text, speaker), a, b in zip(turns, whole, parts, strict=True)
+        if parse_statements(a, speaker) != parse_statements(b, speaker)
+    ]
+    assert turns and changed == []
 
 
 def test_statements_are_aspect_statements() -> None:
