@@ -7,9 +7,14 @@ class ("live", "quit", "adopt"), a noun or adjective of a word class ("dog", "ve
 by themselves: their rules state nothing without a class word or a particle. The cues are
 derived from the rule tables and word classes, so a rule added there is gated with them.
 A message without any cue is not parsed (the pattern extractor still reads it); of a
-message with one, the parse reads only the sentences with a cue, each with the sentence
-before it (`parsed_part`), whose context the parse of a fragment needs ("Me again. Left
-teaching and moved up to Airlie Beach").
+message with one, the parse reads only the sentences with a cue and a subject it could
+know, each with the sentences either side of it (`parsed_part`): the parse of a sentence
+depends on its neighbours ("Me again. Left teaching and moved up to Airlie Beach": without
+the first sentence the second is parsed differently). A statement's
+subject is the speaker (a first-person word, or a subject left out before the verb), or a
+name; a sentence with no first-person word and no capitalised word after its first,
+opened by a pronoun or question word that is no such subject ("You love dancing!",
+"That sounds like a great job"), states nothing.
 
 A word matches a cue by its lower-case form, the form without an inflection ending
 (-s, -es, -ed, -ing, with or without "e", a doubled last consonant undone) or an
@@ -66,6 +71,20 @@ _IRREGULAR = {
 """Irregular past forms of the rule verbs, and "married" (not "marri" + "ed")."""
 
 _WORD = re.compile(r"[a-z][a-z'-]*")
+_CASED_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_SPEAKER_WORDS = frozenset(
+    {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"}
+)
+"""Words that make or possess a first-person subject."""
+
+_OTHER_SUBJECTS = frozenset(
+    {
+        "you", "he", "she", "it", "they", "that", "this", "these", "those", "there", "what",
+        "who", "how", "why", "where", "when", "which",
+    }
+)  # fmt: skip
+"""Sentence openers that are a subject no statement is about (or ask a question)."""
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z0-9])")
 """White space after a sentence's end mark, before the next sentence's capital or digit."""
 
@@ -125,9 +144,22 @@ def may_state(text: str) -> bool:
     return any(stems & partners for particle, partners in _PAIRED.items() if particle in stems)
 
 
+def _may_have_subject(sentence: str) -> bool:
+    """Whether a sentence may have a subject a statement is about (see the module
+    docstring).
+    """
+    words = [w.split("'")[0] for w in _CASED_WORD.findall(sentence)]
+    if not words:
+        return False
+    if any(w.lower() in _SPEAKER_WORDS for w in words) or any(w[:1].isupper() for w in words[1:]):
+        return True
+    return words[0].lower() not in _OTHER_SUBJECTS
+
+
 def parsed_part(text: str) -> str:
     """The part of a message the parse reads: every sentence with a cue word
-    (`may_state`), each with the sentence before it, in order.
+    (`may_state`) and a subject it may know, each with the sentences either side of it, in
+    order.
 
     Args:
         text: The message (apostrophes folded).
@@ -137,8 +169,9 @@ def parsed_part(text: str) -> str:
         space when some are not, and an empty string when none has a cue.
     """
     sentences = _SENTENCE_END.split(text)
-    cued = [may_state(sentence) for sentence in sentences]
-    kept = [c or (i + 1 < len(cued) and cued[i + 1]) for i, c in enumerate(cued)]
+    cued = [may_state(s) and _may_have_subject(s) for s in sentences]
+    near = [False, *cued, False]
+    kept = [near[i] or near[i + 1] or near[i + 2] for i in range(len(cued))]
     if all(kept):
         return text
     return " ".join(s for s, keep in zip(sentences, kept, strict=True) if keep)

@@ -119,9 +119,12 @@ def test_the_gate_keeps_cue_words_and_drops_small_talk() -> None:
 
 
 def test_the_parse_reads_the_sentences_with_a_cue_and_the_one_before_each() -> None:
-    text = "Good morning! How are you? Me again. I moved to Hamburg. Lovely weather."
-    assert parsed_part(text) == "Me again. I moved to Hamburg."
+    text = "Good morning! How are you? Me again. I moved to Hamburg. Lovely weather. Bye!"
+    assert parsed_part(text) == "Me again. I moved to Hamburg. Lovely weather."
     assert parsed_part("See you soon! Take care.") == ""
+    assert parsed_part("Wow. You love dancing! That sounds like a great job.") == ""
+    assert parsed_part("Wow. That is my new job!") == "Wow. That is my new job!"
+    assert parsed_part("Wow. That is Tom's new job!") == "Wow. That is Tom's new job!"
     whole = "Guess what.\nI quit my job  and moved to Oslo."
     assert parsed_part(whole) == whole
 
@@ -162,6 +165,7 @@ def test_the_gate_loses_no_parse_statement_on_the_sets(name: str) -> None:
         "profile_heldout2.json",
         "profile_heldout3.json",
         "profile_heldout4.json",
+        "knowledge_updates_heldout.json",
         "knowledge_updates_heldout2.json",
     ],
 )
