@@ -82,14 +82,9 @@ def _refinable(config: RetrievalConfig) -> bool:
     return config.max_rounds > 1 and bool(_round_channels(config, 1))
 
 
-async def start(_state: RetrievalInput, runtime: Ctx) -> Literal["decompose", "straight_through"]:
+def start(_state: RetrievalInput, runtime: Ctx) -> Literal["decompose", "straight_through"]:
     """Where a search starts: ``straight_through`` when its settings run it straight
     through (:func:`runs_straight`), else ``decompose``.
-
-    A coroutine so that LangGraph calls it on the event loop: a plain function went to the
-    default thread pool, which the embedder's worker thread shares, and the query's
-    embedding then took 56 instead of 32 ms p50 beside another search process
-    (BENCHMARKS.md "Search cost, round four").
     """
     return "straight_through" if runs_straight(runtime.context.config) else "decompose"
 
