@@ -1,6 +1,6 @@
 """LangGraph's own cost in one offline search: the retrieval graph as built, the same
 nodes as four steps (``decompose -> channel -> fuse -> pack``, the shape before
-``straight_through``) and the same node functions called one after another without
+``channel_fuse_pack``) and the same node functions called one after another without
 LangGraph, in one process on one loaded memory.
 
 Run from the repository root: ``python benchmarks/graph_steps.py DATA --namespace A.B

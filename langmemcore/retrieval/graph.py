@@ -9,10 +9,9 @@ not visited: with the propagation or neighbour channel off there is no ``propaga
 ``expand``, and without a possible sub-query round (``max_rounds`` 1, as offline by
 default) no ``sufficiency``. A search whose channels share one statement, with no channel
 seeded by the fusion and no sub-query round (the offline default), runs straight through:
-its settings say so before the search starts, so ``START`` routes it to
-``straight_through``, the decomposition, channel, fusion and packing steps as one node
-(one superstep instead of four; each superstep is 2-3 ms of LangGraph's own work,
-BENCHMARKS.md "Search cost, round three" and "round four").
+``decompose -> channel_fuse_pack``, the channel, fusion and packing steps as one node (two
+supersteps instead of four; each superstep is 2-3 ms of LangGraph's own work, BENCHMARKS.md
+"Search cost, round three").
 
 Dependencies (database, embedder, LLM, settings) reach the nodes through LangGraph's
 runtime context (:class:`RetrievalContext`). Channel rankings accumulate across rounds, so
@@ -23,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -73,27 +72,18 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         "current": plan,
         "asked": [state["query"]],
         "channels": _round_channels(ctx.config, 0),
-        "refinable": _refinable(ctx.config),
+        "refinable": ctx.config.max_rounds > 1 and bool(_round_channels(ctx.config, 1)),
     }
 
 
-def _refinable(config: RetrievalConfig) -> bool:
-    """Whether a sub-query round can follow the first."""
-    return config.max_rounds > 1 and bool(_round_channels(config, 1))
-
-
-def start(_state: RetrievalInput, runtime: Ctx) -> Literal["decompose", "straight_through"]:
-    """Where a search starts: ``straight_through`` when its settings run it straight
-    through (:func:`runs_straight`), else ``decompose``.
-    """
-    return "straight_through" if runs_straight(runtime.context.config) else "decompose"
-
-
-def fan_out(state: RetrievalState) -> list[Send]:
+def fan_out(state: RetrievalState) -> list[Send] | Literal["channel_fuse_pack"]:
     """One ``channel`` task per group of channels the current (sub-)query runs: the
     channels that share one statement together, each other one alone (see
-    :func:`~langmemcore.retrieval.channels.channel_groups`).
+    :func:`~langmemcore.retrieval.channels.channel_groups`); or ``channel_fuse_pack`` when
+    the search runs straight through (see :func:`runs_straight`).
     """
+    if runs_straight(state):
+        return "channel_fuse_pack"
     runnable = [c for c in state["channels"] if c not in SEEDED_CHANNELS]
     return [
         Send("channel", {"namespace": state["namespace"], "current": state["current"], "group": g})
@@ -101,14 +91,13 @@ def fan_out(state: RetrievalState) -> list[Send]:
     ]
 
 
-def runs_straight(config: RetrievalConfig) -> bool:
-    """Whether nothing branches in a search with these settings: its first round's
-    channels in one group (one task), none seeded by the fusion, no sub-query round to
-    follow (the offline default).
+def runs_straight(state: RetrievalState) -> bool:
+    """Whether nothing branches between the channels and packing: one group of channels
+    (one task), no channel seeded by the fusion, no sub-query round to follow.
     """
-    channels = _round_channels(config, 0)
+    channels = state["channels"]
     return (
-        not _refinable(config)
+        not state.get("refinable")
         and not SEEDED_CHANNELS & set(channels)
         and len(channel_groups(channels)) == 1
     )
@@ -131,18 +120,15 @@ async def channel(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     return {"rankings": rankings}
 
 
-async def straight_through(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
-    """``decompose``, ``channel``, ``fuse`` and ``pack`` one after another in one
-    superstep, for a search that runs straight through (:func:`runs_straight`): the same
-    work, the same state.
+async def channel_fuse_pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
+    """``channel``, ``fuse`` and ``pack`` one after another in one superstep, for a search
+    that runs straight through (:func:`runs_straight`): the same work, the same state.
     """
-    planned = await decompose(state, runtime)
-    ready = cast(RetrievalState, {**state, **planned})
-    (group,) = channel_groups(ready["channels"])
-    rankings = (await channel({**ready, "group": group}, runtime))["rankings"]
-    fused = (await fuse_node({**ready, "rankings": rankings}, runtime))["fused"]
-    results = await pack({**ready, "rankings": rankings, "fused": fused}, runtime)
-    return {**planned, "rankings": rankings, "fused": fused, **results}
+    (group,) = channel_groups(state["channels"])
+    rankings = (await channel({**state, "group": group}, runtime))["rankings"]
+    fused = (await fuse_node({**state, "rankings": rankings}, runtime))["fused"]
+    results = await pack({**state, "rankings": rankings, "fused": fused}, runtime)
+    return {"rankings": rankings, "fused": fused, **results}
 
 
 async def fuse_node(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
@@ -358,15 +344,15 @@ def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_node("sufficiency", sufficiency)
     graph.add_node("refine", refine)
     graph.add_node("pack", pack)
-    graph.add_node("straight_through", straight_through)
-    graph.add_conditional_edges(START, start)
-    graph.add_conditional_edges("decompose", fan_out, ["channel"])
+    graph.add_node("channel_fuse_pack", channel_fuse_pack)
+    graph.add_edge(START, "decompose")
+    graph.add_conditional_edges("decompose", fan_out, ["channel", "channel_fuse_pack"])
     graph.add_edge("channel", "fuse")
     graph.add_conditional_edges("fuse", route_after_fusion)
     graph.add_conditional_edges("propagate", route_after_fuse)
     graph.add_conditional_edges("expand", route_after_expand)
     graph.add_conditional_edges("sufficiency", route_after_sufficiency)
-    graph.add_conditional_edges("refine", fan_out, ["channel"])
+    graph.add_conditional_edges("refine", fan_out, ["channel", "channel_fuse_pack"])
     graph.add_edge("pack", END)
-    graph.add_edge("straight_through", END)
+    graph.add_edge("channel_fuse_pack", END)
     return graph.compile(name="langmemcore-retrieval")

@@ -415,11 +415,11 @@ async def test_steps_a_search_does_not_run_are_not_visited(
     assert nodes.count("channel") == len(offline.config.channels) - 4 == 2
     everything = await visited(context(database, embeddings))
     assert "propagate" in everything and "expand" in everything and "sufficiency" in everything
-    assert "straight_through" not in everything
-    # the offline default runs straight through: decomposition, its channels in one task,
-    # fusion and packing, as one node
+    assert "channel_fuse_pack" not in everything
+    # the offline default runs straight through: its channels in one task, then fusion and
+    # packing, as one node
     defaults = await visited(RetrievalContext(database, embeddings, RetrievalConfig()))
-    assert defaults == ["straight_through"]
+    assert defaults == ["decompose", "channel_fuse_pack"]
     # without the propagation channel, fuse runs the neighbour channel itself
     with_neighbour = RetrievalConfig(llm_only=("topic", "loop", "propagation", "profile"))
     neighbour = RetrievalContext(database, embeddings, with_neighbour)
