@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import func, select
+from sqlalchemy import text as sql
 from sqlalchemy.orm import undefer
 
 from langmemcore import InvalidInputError, NotFoundError
@@ -102,6 +103,28 @@ async def test_search_writes_the_query_log(
     assert row.used == [] and row.outcome is None
     quiet = Memory(database, embeddings, formal=FormalConfig(log_queries=False))
     assert (await quiet.asearch(ns, "pottery", k=3)).query_id is None
+
+
+async def test_the_log_row_alone_commits_without_waiting_for_the_flush(
+    database: Database, ns: tuple[str, ...]
+) -> None:
+    async def setting(repo: Repository) -> str:
+        return str(await repo._session.scalar(sql("SHOW synchronous_commit")))
+
+    async with Repository.open(database) as repo:
+        assert await setting(repo) == "on"
+        logged = await repo.log_query(ns, "Where did Caroline move from?", [1, 2])
+        # the log statement turns the flush wait off for its own transaction
+        assert await setting(repo) == "off"
+    async with Repository.open(database, autocommit=True) as repo:
+        later = await repo.log_query(ns, "What did Melanie paint?", [3])
+        # outside a transaction block the statement is the transaction: the connection's
+        # next statement commits durably again
+        assert await setting(repo) == "on"
+        rows = await repo._session.execute(
+            select(QueryLog.id, QueryLog.returned).where(QueryLog.namespace == ".".join(ns))
+        )
+        assert sorted(rows.tuples()) == [(logged, [1, 2]), (later, [3])]
 
 
 async def test_feedback_moves_confidence_by_the_beta_rule(

@@ -39,7 +39,12 @@ class FormalAccess(SessionBound):
     """Query log, confidence, capacity and archive reads and writes of one transaction."""
 
     async def log_query(self, namespace: Sequence[str], query: str, returned: Sequence[int]) -> int:
-        """Log a search and the notes it returned (rank order); returns the query id."""
+        """Log a search and the notes it returned (rank order); returns the query id.
+
+        The row's transaction commits without waiting for the WAL flush (see
+        :func:`~langmemcore.storage.formal.queries.insert_query`): call it on a repository
+        opened with ``autocommit=True``, so that no other write shares that transaction.
+        """
         prepared = queries.insert_query(encode_namespace(namespace), query, returned)
         return int(await self._scalar(prepared))
 
