@@ -5,7 +5,10 @@ only on the observations, never on memory, so drafting ahead changes nothing in 
 stored: the memory is the one that ingesting each observation in turn would give. Topic
 evolution that falls due runs in the background, one run at a time
 (:class:`~langmemcore.construction.topic_schedule.TopicSchedule`), and once more at the
-end, after those runs.
+end, after those runs. An ingest that wrote as many observations as autovacuum's
+thresholds ask for analyses the tables it wrote when its last batch is applied
+(:mod:`~langmemcore.storage.planner_statistics`), so that the searches after it are
+planned for the data it stored.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from langmemcore.construction.ingest import ObservationIn, make_drafts
 from langmemcore.construction.topic_schedule import TopicSchedule
 from langmemcore.construction.topics import TopicSummary
 from langmemcore.prompts import LLMUsage
+from langmemcore.storage.planner_statistics import analyze_written_tables
 from langmemcore.storage.records import content_hash, ensure_same_content
 from langmemcore.storage.repository import Repository
 
@@ -130,6 +134,8 @@ class BulkIngest:
                     if self._report:
                         self._report(len(self.results), len(self.observations))
                 yield self.results[done:]
+            written = sum(1 for r in self.results if r.operation != "unchanged")
+            await analyze_written_tables(self.context.database, written)
         finally:
             if ahead is not None:
                 ahead.cancel()

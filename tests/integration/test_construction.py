@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from langmemcore import InvalidInputError, ObservationConflictError
 from langmemcore.config import ConstructionConfig
@@ -14,6 +14,7 @@ from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import Lineage, Note
+from langmemcore.storage.planner_statistics import analyze_written_tables
 from tests.integration.memory_state import snapshot
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -322,3 +323,46 @@ async def test_a_merge_whose_target_changed_appends_instead(
     assert (merged.operation, merged.note_id) == ("merge", target)
     state = await snapshot(database, ns)
     assert sorted(n[0] for n in state["notes"]) == [("k1", "k3"), ("k2",)]
+
+
+async def _analyses(database: Database) -> dict[str, int]:
+    async with database.reader() as session:
+        await session.execute(text("SELECT pg_stat_clear_snapshot()"))
+        rows = await session.execute(text("SELECT relname, analyze_count FROM pg_stat_user_tables"))
+        return {str(name): int(count) for name, count in rows.tuples()}
+
+
+async def test_a_large_bulk_ingest_analyses_the_tables_it_wrote(database: Database) -> None:
+    before = await _analyses(database)
+    # the notes table holds far fewer than 10 * (10**6 - 50) rows: autovacuum's thresholds
+    # ask for a fresh analysis
+    assert await analyze_written_tables(database, 10**6)
+    after = await _analyses(database)
+    for table in ("notes", "note_keywords", "observations", "profile_values"):
+        assert after[table] == before.get(table, 0) + 1, table
+    assert after["topics"] == before.get("topics", 0)
+    # a small ingest leaves the statistics to autovacuum
+    assert not await analyze_written_tables(database, 49)
+    assert await _analyses(database) == after
+
+
+async def test_bulk_ingest_analyses_once_it_wrote_as_much_as_autovacuum_waits_for(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    async with database.reader() as session:
+        rows = await session.scalar(text("SELECT reltuples FROM pg_class WHERE relname = 'notes'"))
+    count = 51 + int(0.1 * max(float(rows or 0), 0.0))
+    start = datetime(2024, 3, 1, tzinfo=UTC)
+    observations = [
+        ObservationIn(
+            f"walk-{i}",
+            f"Day {i}: I walked {i} km along river number {i}.",
+            speaker="Ana",
+            event_time=start + timedelta(days=i),
+        )
+        for i in range(count)
+    ]
+    before = await _analyses(database)
+    report = await memory.aingest_many(ns, observations, evolve_at_end=False)
+    assert report.count("unchanged") == 0
+    assert (await _analyses(database))["notes"] == before["notes"] + 1
