@@ -1,11 +1,11 @@
 """The blind held-out profile sets are well formed and internally consistent.
 
-Covers `profile_heldout2.json`, `profile_heldout3.json` and `profile_heldout4.json`, each
-against the size it was written to. Checked without the extractor: the shape and the
-labelling vocabulary, the expected profile against the package's pure replay
-(`langmemcore.profiles.resolve`), the listed changes against the events of that replay,
-and the size. Each check is a function
-that raises `AssertionError`; the last tests feed them broken copies to show they can fail.
+Covers `profile_heldout2.json`, `profile_heldout3.json`, `profile_heldout4.json` and
+`profile_heldout5.json`, each against the size it was written to. Checked without the
+extractor: the shape and the labelling vocabulary, the expected profile against the
+package's pure replay (`langmemcore.profiles.resolve`), the listed changes against the
+events of that replay, and the size. Each check is a function that raises
+`AssertionError`; the last tests feed them broken copies to show they can fail.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ SETS: dict[str, SetSize] = {
     "profile_heldout2.json": SetSize(10, 70, 55, 25, (6, 14), 4),
     "profile_heldout3.json": SetSize(12, 150, 110, 32, (6, 16), 6),
     "profile_heldout4.json": SetSize(14, 250, 200, 60, (13, 15), 14),
+    "profile_heldout5.json": SetSize(14, 250, 200, 60, (13, 15), 18),
 }
 DATA: dict[str, dict[str, Any]] = {
     name: json.loads((DATA_DIR / name).read_text(encoding="utf-8")) for name in SETS
