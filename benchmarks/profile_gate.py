@@ -1,11 +1,12 @@
 """Benchmark: what the lexical gate before the profile parse saves, and what it loses.
 
-On the turns of a LoCoMo file (or a profile set), rounds alternate the offline extraction
-`langmemcore.profiles.extract.extract_batch` as ingest runs it (the gate
-`profiles._parse_gate.parsed_part` decides which turns, and which of their sentences, are
-parsed) and the same extraction with every turn parsed whole; prints the share of turns the
-gate lets through and of their words it parses, the median and range of the time ratio
-gated / ungated, and the turns whose parse statements the gate lost (there should be none).
+On the turns of a LoCoMo file (or a profile set, or a knowledge-update set), rounds
+alternate the offline extraction `langmemcore.profiles.extract.extract_batch` as ingest
+runs it (the gate `profiles._parse_gate.parsed_part` decides which turns, and which of
+their sentences, are parsed) and the same extraction with every turn parsed whole; prints
+the share of turns the gate lets through and of their words it parses, the median and
+range of the time ratio gated / ungated, and the turns whose parse statements the gate
+lost (there should be none).
 
 Run from the repository root:
 ``python benchmarks/profile_gate.py ../shared/data/locomo-dev.json``
@@ -31,6 +32,9 @@ def _turns(path: Path) -> list[tuple[str, str | None]]:
     if isinstance(data, list):
         sessions = (v for sample in data for v in sample["conversation"].values())
         return [(t["text"], t["speaker"]) for v in sessions if isinstance(v, list) for t in v]
+    if "facts" in data:
+        sessions = (s for c in data["conversations"] for s in c["sessions"])
+        return [(t["text"], t["speaker"]) for s in sessions for t in s["turns"]]
     return [(t["text"], t["speaker"]) for c in data["conversations"] for t in c["turns"]]
 
 
@@ -47,7 +51,9 @@ def _timed(turns: list[tuple[str, str | None]], gated: bool) -> float:
 def main() -> None:
     """Print the figures (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("path", type=Path, help="a LoCoMo JSON file or a profile set")
+    parser.add_argument(
+        "path", type=Path, help="a LoCoMo JSON file, a profile set or a knowledge-update set"
+    )
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
     turns = _turns(args.path)

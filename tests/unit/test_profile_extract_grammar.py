@@ -165,8 +165,10 @@ def test_the_gate_loses_no_parse_statement_on_the_sets(name: str) -> None:
         "profile_heldout2.json",
         "profile_heldout3.json",
         "profile_heldout4.json",
+        "profile_heldout5.json",
         "knowledge_updates_heldout.json",
         "knowledge_updates_heldout2.json",
+        "knowledge_updates_heldout3.json",
     ],
 )
 def test_parsing_only_the_cued_sentences_loses_no_statement_on_the_sets(name: str) -> None:
