@@ -329,7 +329,7 @@ async def _analyses(database: Database) -> dict[str, int]:
     async with database.reader() as session:
         await session.execute(text("SELECT pg_stat_clear_snapshot()"))
         rows = await session.execute(text("SELECT relname, analyze_count FROM pg_stat_user_tables"))
-        return {str(name): int(count) for name, count in rows.tuples()}
+        return {str(name): int(count) for name, count in rows}
 
 
 async def test_a_large_bulk_ingest_analyses_the_tables_it_wrote(database: Database) -> None:
