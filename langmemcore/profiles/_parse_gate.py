@@ -10,11 +10,11 @@ A message without any cue is not parsed (the pattern extractor still reads it); 
 message with one, the parse reads only the sentences with a cue and a subject it could
 know, each with the sentences either side of it (`parsed_part`): the parse of a sentence
 depends on its neighbours ("Me again. Left teaching and moved up to Airlie Beach": without
-the first sentence the second is parsed differently). A statement's
-subject is the speaker (a first-person word, or a subject left out before the verb), or a
-name; a sentence with no first-person word and no capitalised word after its first,
-opened by a pronoun or question word that is no such subject ("You love dancing!",
-"That sounds like a great job"), states nothing.
+the first sentence the second is parsed differently). A statement's subject is the
+speaker (a first-person word, or a subject left out before the verb), or a name; a
+sentence with no first-person word and no capitalised word after its first, opened by a
+pronoun or question word that is no such subject ("You love dancing!", "That sounds like
+a great job"), states nothing.
 
 A word matches a cue by its lower-case form, the form without an inflection ending
 (-s, -es, -ed, -ing, with or without "e", a doubled last consonant undone) or an

@@ -90,7 +90,7 @@ async def analyze_written_tables(database: Database, written: int) -> bool:
     Returns:
         Whether the tables were analysed.
     """
-    if written < _BASE_ROWS:
+    if not statistics_due(written, 0.0):
         return False
     async with database.reader() as session:
         prepared = estimated_notes()
