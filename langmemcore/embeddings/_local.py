@@ -4,21 +4,13 @@
 The weights are loaded from site-packages with ``HF_HUB_OFFLINE=1`` (never from a hub),
 once per process on the first text embedded (creating a :class:`LocalEmbeddings` loads
 nothing), without a progress bar, and shared by every :class:`LocalEmbeddings`.
-
-Every forward pass runs on one thread of its own, whichever thread or event loop asks:
-torch then keeps one OpenMP team for the process's embedding instead of one per calling
-thread. A pass as small as a search's query (with a few keywords) runs on one intra-op
-thread, where waking a second costs more than it saves; larger passes (ingest) use
-torch's thread count as it is.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, nullcontext
+import threading
 from functools import cache
 from typing import Any
 
@@ -34,13 +26,7 @@ TURN_TOKENS = 48
 """Tokens of a typical conversational turn (the unit of the token budget of a pass)."""
 MAX_PASS = 256
 """Most texts in one forward pass."""
-SINGLE_THREAD_TOKENS = TURN_TOKENS
-"""Passes of at most this many tokens (padded) run on one thread: a search's query alone,
-or with a few keywords. Their matrices are too small for a second thread to pay for
-waking it (BENCHMARKS.md "Search cost, round five")."""
-_model_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="langmemcore-embedder")
-"""Every forward pass runs on this one thread: one OpenMP team for the process's
-embedding, whichever thread or event loop asks (BENCHMARKS.md "Search cost, round five")."""
+_encode_lock = threading.Lock()
 
 
 @cache
@@ -81,13 +67,6 @@ def _native_bf16() -> bool:
         return False
 
 
-def _tokens(longest: int) -> int:
-    """Estimated tokens of a text of ``longest`` characters: about 4 a token, plus the
-    model's special tokens.
-    """
-    return longest // 4 + 3
-
-
 def token_batches(lengths: list[int], batch_size: int) -> list[range]:
     """Split texts sorted by decreasing length into forward passes of similar cost.
 
@@ -106,60 +85,11 @@ def token_batches(lengths: list[int], batch_size: int) -> list[range]:
     passes: list[range] = []
     start = 0
     while start < len(lengths):
-        size = max(1, min(MAX_PASS, budget // _tokens(lengths[start])))
+        longest = lengths[start] // 4 + 3
+        size = max(1, min(MAX_PASS, budget // longest))
         passes.append(range(start, min(start + size, len(lengths))))
         start += size
     return passes
-
-
-def single_threaded(texts: int, longest: int) -> bool:
-    """Whether a forward pass is small enough to run on one thread.
-
-    Args:
-        texts: Texts in the pass.
-        longest: Characters of its longest text (the others are padded to it).
-
-    Returns:
-        True when the padded pass has at most :data:`SINGLE_THREAD_TOKENS` tokens.
-    """
-    return texts * _tokens(longest) <= SINGLE_THREAD_TOKENS
-
-
-@contextmanager
-def _threads(count: int) -> Iterator[None]:
-    """Run the block on ``count`` of torch's intra-op threads, then restore the count.
-
-    Only the model's thread calls this, so no other pass runs meanwhile.
-    """
-    import torch
-
-    before = torch.get_num_threads()
-    if before == count:
-        yield
-        return
-    torch.set_num_threads(count)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
-def _encode(texts: list[str]) -> list[list[float]]:
-    """One forward pass over ``texts`` (on the model's thread): normalised vectors."""
-    import torch
-
-    model = _load_model()
-    with (
-        _threads(1) if single_threaded(len(texts), max(map(len, texts))) else nullcontext(),
-        torch.autocast("cpu", dtype=torch.bfloat16, enabled=_native_bf16()),
-    ):
-        vectors = model.encode(
-            texts, batch_size=len(texts), convert_to_tensor=True, show_progress_bar=False
-        )
-    vectors = vectors.float()
-    vectors = vectors / vectors.norm(dim=1, keepdim=True).clamp_min(1e-12)
-    rows: list[list[float]] = vectors.tolist()
-    return rows
 
 
 class LocalEmbeddings(Embeddings):
@@ -179,23 +109,35 @@ class LocalEmbeddings(Embeddings):
         """The model's name, for diagnostics."""
         return LOCAL_MODEL_NAME
 
-    def _passes(self, texts: list[str]) -> list[list[int]]:
-        """Indices of ``texts`` per forward pass, longest texts first (less padding)."""
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        chunks = token_batches([len(texts[i]) for i in order], self.batch_size)
-        return [[order[j] for j in chunk] for chunk in chunks]
-
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed a batch of texts.
 
-        Texts are sorted by length (less padding) and encoded one forward pass at a time
-        on the model's own thread, so a short query embedded meanwhile waits for one pass,
-        never for a whole bulk batch.
+        Texts are sorted by length (less padding) and encoded one forward pass at a time;
+        the model's lock is held per pass, so a short query embedded from another thread
+        waits for one pass, never for a whole bulk batch.
         """
+        if not texts:
+            return []
+        import torch
+
+        model = _load_model()
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         rows: list[list[float]] = [[] for _ in texts]
-        for indices in self._passes(texts):
-            vectors = _model_thread.submit(_encode, [texts[i] for i in indices]).result()
-            for i, row in zip(indices, vectors, strict=True):
+        for chunk in token_batches([len(texts[i]) for i in order], self.batch_size):
+            indices = [order[j] for j in chunk]
+            with (
+                _encode_lock,
+                torch.autocast("cpu", dtype=torch.bfloat16, enabled=_native_bf16()),
+            ):
+                vectors = model.encode(
+                    [texts[i] for i in indices],
+                    batch_size=len(indices),
+                    convert_to_tensor=True,
+                    show_progress_bar=False,
+                )
+            vectors = vectors.float()
+            vectors = vectors / vectors.norm(dim=1, keepdim=True).clamp_min(1e-12)
+            for i, row in zip(indices, vectors.tolist(), strict=True):
                 rows[i] = row
         return rows
 
@@ -204,15 +146,9 @@ class LocalEmbeddings(Embeddings):
         return self.embed_documents([text])[0]
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed a batch of texts on the model's thread (the loop stays free)."""
-        rows: list[list[float]] = [[] for _ in texts]
-        for indices in self._passes(texts):
-            pending = _model_thread.submit(_encode, [texts[i] for i in indices])
-            vectors = await asyncio.wrap_future(pending)
-            for i, row in zip(indices, vectors, strict=True):
-                rows[i] = row
-        return rows
+        """Embed a batch of texts in a worker thread (the loop stays free)."""
+        return await asyncio.to_thread(self.embed_documents, texts)
 
     async def aembed_query(self, text: str) -> list[float]:
-        """Embed one query text on the model's thread."""
-        return (await self.aembed_documents([text]))[0]
+        """Embed one query text in a worker thread."""
+        return await asyncio.to_thread(self.embed_query, text)

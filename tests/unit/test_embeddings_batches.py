@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from langmemcore.embeddings._local import MAX_PASS, TURN_TOKENS, single_threaded, token_batches
+from langmemcore.embeddings._local import MAX_PASS, TURN_TOKENS, token_batches
 
 
 def test_turn_length_texts_go_batch_size_at_a_time() -> None:
@@ -40,11 +40,3 @@ def test_bulk_ingest_batches_double_up_to_the_batch_size_and_cover_everything() 
     assert bulk_batches(5, 64) == [range(0, 5)]
     assert bulk_batches(0, 64) == []
     assert [len(b) for b in bulk_batches(10, 4)] == [4, 4, 2]
-
-
-def test_a_query_pass_is_single_threaded_and_an_ingest_pass_is_not() -> None:
-    query = len("When did Caroline go to the LGBTQ support group?")
-    assert single_threaded(1, query)
-    assert single_threaded(2, len("Caroline"))
-    assert not single_threaded(16, (TURN_TOKENS - 3) * 4)
-    assert not single_threaded(4, query)
