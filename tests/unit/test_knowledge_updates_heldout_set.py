@@ -52,6 +52,7 @@ SETS = {
     "heldout": HeldOutSet(DATA / "knowledge_updates_heldout.json", 40, 4, (12, 14)),
     "heldout2": HeldOutSet(DATA / "knowledge_updates_heldout2.json", 45, 5, (13, 15)),
     "heldout3": HeldOutSet(DATA / "knowledge_updates_heldout3.json", 60, 6, (12, 16)),
+    "heldout4": HeldOutSet(DATA / "knowledge_updates_heldout4.json", 60, 6, (12, 16)),
 }
 
 
