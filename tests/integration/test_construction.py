@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -325,11 +326,20 @@ async def test_a_merge_whose_target_changed_appends_instead(
     assert sorted(n[0] for n in state["notes"]) == [("k1", "k3"), ("k2",)]
 
 
-async def _analyses(database: Database) -> dict[str, int]:
-    async with database.reader() as session:
-        await session.execute(text("SELECT pg_stat_clear_snapshot()"))
-        rows = await session.execute(text("SELECT relname, analyze_count FROM pg_stat_user_tables"))
-        return {str(name): int(count) for name, count in rows}
+async def _analyses(database: Database, past: dict[str, int] | None = None) -> dict[str, int]:
+    """Each table's ``analyze_count``; with ``past``, read again until the notes table's
+    count differs from it (Postgres publishes a backend's statistics when it next goes
+    idle, at most once a second, so a fresh ``ANALYZE`` can show late), at most 10 s.
+    """
+    for _ in range(50):
+        async with database.reader() as session:
+            await session.execute(text("SELECT pg_stat_clear_snapshot()"))
+            query = text("SELECT relname, analyze_count FROM pg_stat_user_tables")
+            counts = {str(name): int(n) for name, n in await session.execute(query)}
+        if past is None or counts.get("notes") != past.get("notes"):
+            return counts
+        await asyncio.sleep(0.2)
+    return counts
 
 
 async def test_a_large_bulk_ingest_analyses_the_tables_it_wrote(database: Database) -> None:
@@ -337,7 +347,7 @@ async def test_a_large_bulk_ingest_analyses_the_tables_it_wrote(database: Databa
     # the notes table holds far fewer than 10 * (10**6 - 50) rows: autovacuum's thresholds
     # ask for a fresh analysis
     assert await analyze_written_tables(database, 10**6)
-    after = await _analyses(database)
+    after = await _analyses(database, before)
     for table in ("notes", "note_keywords", "observations", "profile_values"):
         assert after[table] == before.get(table, 0) + 1, table
     assert after["topics"] == before.get("topics", 0)
@@ -365,4 +375,4 @@ async def test_bulk_ingest_analyses_once_it_wrote_as_much_as_autovacuum_waits_fo
     before = await _analyses(database)
     report = await memory.aingest_many(ns, observations, evolve_at_end=False)
     assert report.count("unchanged") == 0
-    assert (await _analyses(database))["notes"] == before["notes"] + 1
+    assert (await _analyses(database, before))["notes"] == before["notes"] + 1
