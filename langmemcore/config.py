@@ -261,6 +261,14 @@ class RetrievalConfig:
     search and, beside supersession, no knowledge-update figure offline (BENCHMARKS.md,
     "The profile channel, session 10")."""
 
+    speaker_query_without_names: bool = True
+    """Whether the speaker channel ranks the named speakers' notes by similarity to the
+    query without their names (one more text in the query's embedding batch and one
+    indexed lookup of which names are speakers): the channel already keeps to their notes,
+    so the names only pull it towards the notes that mention them. On the LoCoMo dev split
+    it raised R@20 on 2 of 3 conversations (BENCHMARKS.md, "The speaker channel's query
+    without the names")."""
+
     supersession: bool = True
     """Whether a question about the present ("Where does Tomas work now?", "Which band
     does Ines play in?") orders the newer of two returned statements of one speaker about

@@ -7,7 +7,8 @@
 - **neighbour**: 1-hop along edges from the anchors (the best notes the other channels
   found, after fusion), weighted by anchor score x edge strength (associative level);
 - **vector**: dense similarity of note contexts to the query;
-- **speaker**: the same, among notes said by a person the query names;
+- **speaker**: the same, among notes said by a person the query names, to the query
+  without their names;
 - **fulltext**: Postgres full text over note contexts (any query term);
 - **time**: notes whose event time falls in a date or period the query names;
 - **profile**: the notes stating the values of the subject's aspect a question asks about
@@ -60,6 +61,8 @@ class QueryPlan:
         stored: Its keywords that memory stores (their vectors were read, not embedded).
         subjects: The namespace's profile subjects, read once per search when the profile
             channel runs (none: the channel does no database work).
+        speaker_vector: Embedding of ``text`` without the names of the speakers it names,
+            for the speaker channel (empty: it uses ``vector``).
     """
 
     text: str
@@ -73,6 +76,12 @@ class QueryPlan:
     round: int = 0
     stored: tuple[str, ...] = ()
     subjects: tuple[str, ...] = ()
+    speaker_vector: tuple[float, ...] = ()
+
+    @property
+    def speaker_query(self) -> tuple[float, ...]:
+        """The vector the speaker channel ranks by: ``speaker_vector`` or ``vector``."""
+        return self.speaker_vector or self.vector
 
 
 def rank_neighbours(
@@ -167,10 +176,14 @@ async def vector_channel(
 async def speaker_channel(
     repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
 ) -> list[int]:
-    """Dense similarity among the notes said by the people the query names."""
+    """Dense similarity among the notes said by the people the query names, to the query
+    without their names.
+    """
     if not plan.entities:
         return []
-    found = await repo.nearest_notes_by_speakers(ns, plan.vector, plan.entities, config.depth)
+    found = await repo.nearest_notes_by_speakers(
+        ns, plan.speaker_query, plan.entities, config.depth
+    )
     return [s.id for s in found]
 
 
@@ -216,6 +229,7 @@ async def shared_channels(
         keyword_vectors=plan.keyword_vectors,
         speakers=plan.entities,
         periods=_periods(plan),
+        speaker_vector=plan.speaker_query,
         k_key=config.k_key,
         min_similarity=config.keyword_min_similarity,
         depth=config.depth,

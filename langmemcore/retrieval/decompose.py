@@ -8,6 +8,7 @@ decomposition).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -23,7 +24,15 @@ from langmemcore.storage.database import Database
 from langmemcore.storage.repository import Repository
 from langmemcore.text import analyze_query, normalize_keyword
 
-__all__ = ["PLAN_VECTORS", "KeywordLookup", "plan_query", "stored_keywords"]
+__all__ = [
+    "PLAN_VECTORS",
+    "KeywordLookup",
+    "SpeakerLookup",
+    "named_speakers",
+    "plan_query",
+    "stored_keywords",
+    "without_names",
+]
 
 _log = logging.getLogger("langmemcore.retrieval")
 
@@ -33,6 +42,9 @@ PLAN_VECTORS = frozenset({"text", "topic", "keywords"})
 
 KeywordLookup = Callable[[Sequence[str]], Awaitable[Mapping[str, Sequence[float]]]]
 """Finds stored embeddings of keyword names (those it knows)."""
+
+SpeakerLookup = Callable[[Sequence[str]], Awaitable[Sequence[str]]]
+"""Finds which of some names are speakers in memory."""
 
 
 def stored_keywords(database: Database, namespace: tuple[str, ...]) -> KeywordLookup:
@@ -45,6 +57,40 @@ def stored_keywords(database: Database, namespace: tuple[str, ...]) -> KeywordLo
             return await repo.keyword_vectors(namespace, names)
 
     return stored
+
+
+def named_speakers(database: Database, namespace: tuple[str, ...]) -> SpeakerLookup:
+    """Finds which of the names a query gives are speakers of the namespace's notes."""
+
+    async def speakers(names: Sequence[str]) -> list[str]:
+        async with Repository.open(database, autocommit=True) as repo:
+            return await repo.speakers_among(namespace, names)
+
+    return speakers
+
+
+def without_names(text: str, names: Sequence[str]) -> str:
+    """``text`` without each of ``names`` (whole words, any case, with a possessive
+    \'s), spaces collapsed; empty when no word is left.
+
+    The speaker channel already keeps to the named people's notes, so their names in
+    its query vector only pull it towards notes that mention them.
+    """
+    for name in names:
+        text = re.sub(rf"\b{re.escape(name)}(?:['\u2019]s)?\b", " ", text, flags=re.IGNORECASE)
+    text = " ".join(text.split())
+    return text if re.search(r"\w", text) else ""
+
+
+async def _speaker_text(plan: QueryPlan, speakers: SpeakerLookup | None) -> str | None:
+    """The text the speaker channel embeds, when it differs from the query's: the query
+    without the names of the speakers it names.
+    """
+    if speakers is None or not plan.entities:
+        return None
+    named = await speakers(plan.entities)
+    stripped = without_names(plan.text, named)
+    return stripped if stripped and stripped != plan.text else None
 
 
 async def _intent(
@@ -71,10 +117,12 @@ async def _vectors(
     described: bool,
     known: Mapping[str, Sequence[float]] | None,
     lookup: KeywordLookup | None,
+    speaker_text: str | None = None,
 ) -> QueryPlan:
     """``plan`` with the vectors in ``vectors``, embedded in one batch: the query text
     (standing for an offline topic, which is only the query's content words), an LLM's
-    topic description, then keywords without a known or stored vector.
+    topic description, the speaker channel's text (with the query's), then keywords
+    without a known or stored vector.
     """
     keywords = plan.keywords
     found: dict[str, Sequence[float]] = {}
@@ -87,8 +135,10 @@ async def _vectors(
             found.update(stored)
     parts = ["text"] if "text" in vectors or ("topic" in vectors and not described) else []
     parts += ["topic"] if "topic" in vectors and described else []
+    parts += ["speaker"] if "text" in vectors and speaker_text else []
     fresh = [k for k in keywords if "keywords" in vectors and k not in found]
-    batch = [*({"text": plan.text, "topic": plan.topic}[name] for name in parts), *fresh]
+    texts = {"text": plan.text, "topic": plan.topic, "speaker": speaker_text}
+    batch = [*(texts[name] or "" for name in parts), *fresh]
     embedded = await embeddings.aembed_documents(batch) if batch else []
     own = dict(zip(parts, embedded, strict=False))
     found.update(zip(fresh, embedded[len(parts) :], strict=True))
@@ -98,6 +148,7 @@ async def _vectors(
         topic_vector=tuple(own.get("topic", own.get("text", ()))) if "topic" in vectors else (),
         keyword_vectors=tuple(tuple(found[k]) for k in keywords) if "keywords" in vectors else (),
         stored=tuple(k for k in keywords if k in stored),
+        speaker_vector=tuple(own.get("speaker", ())),
     )
 
 
@@ -114,6 +165,7 @@ async def plan_query(
     lookup: KeywordLookup | None = None,
     keywords: Sequence[str] | None = None,
     subjects: Sequence[str] = (),
+    speakers: SpeakerLookup | None = None,
 ) -> QueryPlan:
     """Decompose and embed a (sub-)query, in one embedding call at most.
 
@@ -134,6 +186,9 @@ async def plan_query(
         keywords: The query's keywords when the caller knows them (a sub-query built from
             keywords); then neither the text analysis nor the LLM extracts them.
         subjects: The namespace's profile subjects (for the profile channel).
+        speakers: Finds which names the query gives are speakers in memory; with it, a
+            query naming one also gets a vector of its text without those names for the
+            speaker channel (see :func:`without_names`).
     """
     analysis = analyze_query(text, reference)
     given = tuple(keywords) if keywords else None
@@ -152,4 +207,5 @@ async def plan_query(
         round=round,
         subjects=tuple(subjects),
     )
-    return await _vectors(plan, embeddings, vectors, described, known, lookup)
+    speaker_text = await _speaker_text(plan, speakers) if "text" in vectors else None
+    return await _vectors(plan, embeddings, vectors, described, known, lookup, speaker_text)

@@ -66,7 +66,7 @@ def own_where_clause(stmt: object) -> str:
         shared_rankings(
             "ns",
             SHARED_CHANNELS,
-            SharedQuery("paris", VECTOR, [VECTOR], ["Caroline"], [], 10, 0.5, 60),
+            SharedQuery("paris", VECTOR, [VECTOR], ["Caroline"], [], 10, 0.5, 60, VECTOR),
         ),
         channels.notes_in_time_range(
             "ns", datetime(2023, 1, 1, tzinfo=UTC), datetime(2023, 2, 1, tzinfo=UTC), 5

@@ -171,6 +171,13 @@ class SearchAccess(SessionBound):
         rows = await self._rows(cues.notes_by_keywords(encode_namespace(namespace), names))
         return [Scored(i, float(m)) for i, m in rows]
 
+    async def speakers_among(self, namespace: Sequence[str], names: Sequence[str]) -> list[str]:
+        """The ``names`` (as given) that an active note's speaker bears, case-insensitive."""
+        if not names:
+            return []
+        rows = await self._rows(cues.speakers_among(encode_namespace(namespace), names))
+        return [str(name) for (name,) in rows]
+
     async def nearest_keywords(
         self, namespace: Sequence[str], vector: Sequence[float], k: int
     ) -> list[tuple[int, str, float]]:

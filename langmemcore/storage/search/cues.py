@@ -1,5 +1,5 @@
-"""Pure SQL builders of retrieval's cue lookups: the keywords and topics nearest to a query
-and the active notes they lead to.
+"""Pure SQL builders of retrieval's cue lookups: the keywords and topics nearest to a query,
+the active notes they lead to, and which names a query gives are speakers in memory.
 
 Every builder returns a :class:`~langmemcore.storage.prepared.Prepared` (a statement built
 once per shape and this call's values); every statement filters by namespace first.
@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-from sqlalchemy import Select, any_, func, select
+from sqlalchemy import Select, any_, exists, func, select
+from sqlalchemy.dialects.postgresql import array
 
 from langmemcore.storage.models import (
     ACTIVE,
@@ -30,7 +31,13 @@ from langmemcore.storage.prepared import (
     vector_bind,
 )
 
-__all__ = ["nearest_keywords", "nearest_topics", "notes_by_keywords", "topic_notes"]
+__all__ = [
+    "nearest_keywords",
+    "nearest_topics",
+    "notes_by_keywords",
+    "speakers_among",
+    "topic_notes",
+]
 
 
 @cache
@@ -126,3 +133,21 @@ def topic_notes(namespace: str, topic_ids: Sequence[int]) -> Prepared:
     ``matches``).
     """
     return Prepared(_topic_notes(), {"namespace": namespace, "topic_ids": list(topic_ids)})
+
+
+@cache
+def _speakers_among() -> Select:
+    name = func.unnest(text_array("names")).table_valued("name").render_derived("named")
+    said = exists().where(
+        Note.namespace == text_param("namespace"),
+        Note.status == ACTIVE,
+        Note.speakers.contains(array([func.lower(name.c.name)])),
+    )
+    return select(name.c.name).where(said)
+
+
+def speakers_among(namespace: str, names: Sequence[str]) -> Prepared:
+    """(``name``) of each of ``names`` that an active note's speaker bears
+    (case-insensitive; the notes' speaker index answers it).
+    """
+    return Prepared(_speakers_among(), {"namespace": namespace, "names": list(names)})

@@ -77,7 +77,7 @@ def _vector(namespace: Any, depth: Any) -> Select:
 
 def _speaker(namespace: Any, depth: Any) -> Select:
     nearest = nearest_by_speakers_select(
-        namespace, vector_bind(), text_array("speakers"), depth
+        namespace, vector_bind("speaker_vector"), text_array("speakers"), depth
     ).subquery("speaker_ranking")
     return _numbered("speaker", nearest.c.id, nearest.c.distance, nearest.c.id)
 
@@ -148,13 +148,15 @@ class SharedQuery(NamedTuple):
 
     Attributes:
         text: The query's text (full-text channel).
-        vector: The query's embedding (vector and speaker channels).
+        vector: The query's embedding (vector channel).
         keyword_vectors: One vector per query keyword (keyword channel).
         speakers: People the query names (speaker channel, case-insensitive).
         periods: ``[start, end)`` of each date or period the query names (time channel).
         k_key: Nearest keywords per query keyword.
         min_similarity: Least similarity of a matched keyword.
         depth: Notes per channel at most.
+        speaker_vector: The speaker channel's query embedding (see
+            :attr:`~langmemcore.retrieval.channels.QueryPlan.speaker_query`).
     """
 
     text: str
@@ -165,17 +167,18 @@ class SharedQuery(NamedTuple):
     k_key: int
     min_similarity: float
     depth: int
+    speaker_vector: Sequence[float]
 
 
 def asked_channels(channels: Collection[str], query: SharedQuery) -> tuple[str, ...]:
     """The ``channels`` among :data:`SHARED_CHANNELS` with something to ask (keyword
-    vectors; the query's vector; named people and the vector; text; named periods), in branch
+    vectors; the query's vector; named people and their vector; text; named periods), in branch
     order: the others rank nothing and send nothing.
     """
     asked = {
         "keyword": bool(query.keyword_vectors),
         "vector": bool(query.vector),
-        "speaker": bool(query.speakers) and bool(query.vector),
+        "speaker": bool(query.speakers) and bool(query.speaker_vector),
         "fulltext": bool(query.text),
         "time": bool(query.periods),
     }
@@ -199,6 +202,7 @@ def shared_rankings(
         "namespace": namespace,
         "depth": query.depth,
         "vector": vector_param(query.vector) if query.vector else None,
+        "speaker_vector": vector_param(query.speaker_vector) if query.speaker_vector else None,
         "keyword_vectors": vector_texts(query.keyword_vectors),
         "k_key": query.k_key,
         "min_similarity": query.min_similarity,
