@@ -81,7 +81,7 @@ def ablation_configs(
 ) -> dict[str, RetrievalConfig]:
     """Offline, each mechanism the settings keep for the LLM path switched on
     (``"with ..."``), then each one that runs switched off (``"no ..."``: each channel,
-    the refinement loop, the speaker query without the names, supersession).
+    the refinement loop, the speaker query's neutral names, supersession).
 
     Args:
         config: The full system's settings.
@@ -101,8 +101,8 @@ def ablation_configs(
             )
     if running.max_rounds > 1:
         result["no refinement loop"] = replace(config, max_rounds=1)
-    if "speaker" in running.channels and running.speaker_query_without_names:
-        result["speaker query with the names"] = replace(config, speaker_query_without_names=False)
+    if "speaker" in running.channels and running.speaker_query_neutral_names:
+        result["speaker query with the names"] = replace(config, speaker_query_neutral_names=False)
     if running.supersession:
         result["no supersession"] = replace(config, supersession=False)
     return result

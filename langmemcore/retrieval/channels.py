@@ -8,7 +8,7 @@
   found, after fusion), weighted by anchor score x edge strength (associative level);
 - **vector**: dense similarity of note contexts to the query;
 - **speaker**: the same, among notes said by a person the query names, to the query
-  without their names;
+  with their names made neutral;
 - **fulltext**: Postgres full text over note contexts (any query term);
 - **time**: notes whose event time falls in a date or period the query names;
 - **profile**: the notes stating the values of the subject's aspect a question asks about
@@ -61,8 +61,8 @@ class QueryPlan:
         stored: Its keywords that memory stores (their vectors were read, not embedded).
         subjects: The namespace's profile subjects, read once per search when the profile
             channel runs (none: the channel does no database work).
-        speaker_vector: Embedding of ``text`` without the names of the speakers it names,
-            for the speaker channel (empty: it uses ``vector``).
+        speaker_vector: Embedding of ``text`` with the names of the speakers it names made
+            neutral, for the speaker channel (empty: it uses ``vector``).
     """
 
     text: str
@@ -177,7 +177,7 @@ async def speaker_channel(
     repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
 ) -> list[int]:
     """Dense similarity among the notes said by the people the query names, to the query
-    without their names.
+    with their names made neutral.
     """
     if not plan.entities:
         return []

@@ -12,6 +12,7 @@ import re
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import NamedTuple
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -26,12 +27,11 @@ from langmemcore.text import analyze_query, normalize_keyword
 
 __all__ = [
     "PLAN_VECTORS",
-    "KeywordLookup",
-    "SpeakerLookup",
-    "named_speakers",
+    "CueLookup",
+    "Cues",
     "plan_query",
-    "stored_keywords",
-    "without_names",
+    "speaker_query_text",
+    "stored_cues",
 ]
 
 _log = logging.getLogger("langmemcore.retrieval")
@@ -40,57 +40,50 @@ _log = logging.getLogger("langmemcore.retrieval")
 PLAN_VECTORS = frozenset({"text", "topic", "keywords"})
 """The vectors of a query plan: of its text, its topic description and its keywords."""
 
-KeywordLookup = Callable[[Sequence[str]], Awaitable[Mapping[str, Sequence[float]]]]
-"""Finds stored embeddings of keyword names (those it knows)."""
 
-SpeakerLookup = Callable[[Sequence[str]], Awaitable[Sequence[str]]]
-"""Finds which of some names are speakers in memory."""
+class Cues(NamedTuple):
+    """What memory already holds of a query's cues.
 
-
-def stored_keywords(database: Database, namespace: tuple[str, ...]) -> KeywordLookup:
-    """Finds the stored embeddings of keywords the namespace already has (so that a query
-    embeds only its text and the keywords memory has never seen).
+    Attributes:
+        vectors: Stored embedding of each keyword name memory has.
+        speakers: The names (as asked) that speakers of memory's notes bear.
     """
 
-    async def stored(names: Sequence[str]) -> dict[str, list[float]]:
+    vectors: Mapping[str, Sequence[float]]
+    speakers: Sequence[str]
+
+
+CueLookup = Callable[[Sequence[str], Sequence[str]], Awaitable[Cues]]
+"""Finds, in one statement, the stored embeddings of keyword names and which of some
+names are speakers in memory."""
+
+
+def stored_cues(database: Database, namespace: tuple[str, ...]) -> CueLookup:
+    """Finds the stored embeddings of keywords the namespace already has (so that a query
+    embeds only its text and the keywords memory has never seen) and which of the names
+    a query gives are speakers of its notes.
+    """
+
+    async def stored(keywords: Sequence[str], names: Sequence[str]) -> Cues:
         async with Repository.open(database, autocommit=True) as repo:
-            return await repo.keyword_vectors(namespace, names)
+            return Cues(*await repo.query_cues(namespace, keywords, names))
 
     return stored
 
 
-def named_speakers(database: Database, namespace: tuple[str, ...]) -> SpeakerLookup:
-    """Finds which of the names a query gives are speakers of the namespace's notes."""
-
-    async def speakers(names: Sequence[str]) -> list[str]:
-        async with Repository.open(database, autocommit=True) as repo:
-            return await repo.speakers_among(namespace, names)
-
-    return speakers
-
-
-def without_names(text: str, names: Sequence[str]) -> str:
-    """``text`` without each of ``names`` (whole words, any case, with a possessive
-    \'s), spaces collapsed; empty when no word is left.
+def speaker_query_text(text: str, names: Sequence[str]) -> str:
+    """``text`` with each of ``names`` (whole words, any case) replaced by "someone" (a
+    possessive by "someone's"), spaces collapsed; empty when no other word is left.
 
     The speaker channel already keeps to the named people's notes, so their names in
-    its query vector only pull it towards notes that mention them.
+    its query vector only pull it towards notes that mention them; a neutral word in
+    their place keeps the question well formed for the sentence encoder.
     """
     for name in names:
-        text = re.sub(rf"\b{re.escape(name)}(?:['\u2019]s)?\b", " ", text, flags=re.IGNORECASE)
+        pattern = rf"(?<!\w){re.escape(name)}(['\u2019]s)?(?!\w)"
+        text = re.sub(pattern, lambda m: "someone's" if m[1] else "someone", text, flags=re.I)
     text = " ".join(text.split())
-    return text if re.search(r"\w", text) else ""
-
-
-async def _speaker_text(plan: QueryPlan, speakers: SpeakerLookup | None) -> str | None:
-    """The text the speaker channel embeds, when it differs from the query's: the query
-    without the names of the speakers it names.
-    """
-    if speakers is None or not plan.entities:
-        return None
-    named = await speakers(plan.entities)
-    stripped = without_names(plan.text, named)
-    return stripped if stripped and stripped != plan.text else None
+    return text if re.search(r"\w", re.sub(r"\bsomeone(?:'s)?\b", "", text)) else ""
 
 
 async def _intent(
@@ -116,29 +109,29 @@ async def _vectors(
     vectors: Collection[str],
     described: bool,
     known: Mapping[str, Sequence[float]] | None,
-    lookup: KeywordLookup | None,
-    speaker_text: str | None = None,
+    lookup: CueLookup | None,
+    speakers: bool,
 ) -> QueryPlan:
     """``plan`` with the vectors in ``vectors``, embedded in one batch: the query text
     (standing for an offline topic, which is only the query's content words), an LLM's
-    topic description, the speaker channel's text (with the query's), then keywords
-    without a known or stored vector.
+    topic description, the speaker channel's text (when ``speakers`` and the query names
+    speakers memory has), then keywords without a known or stored vector.
     """
-    keywords = plan.keywords
-    found: dict[str, Sequence[float]] = {}
-    stored: Mapping[str, Sequence[float]] = {}
-    if "keywords" in vectors:
-        found = {k: v for k, v in (known or {}).items() if k in keywords}
-        missing = [k for k in keywords if k not in found]
-        if missing and lookup is not None:
-            stored = await lookup(missing)
-            found.update(stored)
+    keywords = plan.keywords if "keywords" in vectors else ()
+    found = {k: v for k, v in (known or {}).items() if k in keywords}
+    missing = [k for k in keywords if k not in found]
+    names = plan.entities if speakers and "text" in vectors else ()
+    cues = Cues({}, ())
+    if lookup is not None and (missing or names):
+        cues = await lookup(missing, names)
+        found.update(cues.vectors)
+    speaker_text = speaker_query_text(plan.text, cues.speakers) if cues.speakers else ""
     parts = ["text"] if "text" in vectors or ("topic" in vectors and not described) else []
     parts += ["topic"] if "topic" in vectors and described else []
-    parts += ["speaker"] if "text" in vectors and speaker_text else []
-    fresh = [k for k in keywords if "keywords" in vectors and k not in found]
+    parts += ["speaker"] if speaker_text and speaker_text != plan.text else []
+    fresh = [k for k in keywords if k not in found]
     texts = {"text": plan.text, "topic": plan.topic, "speaker": speaker_text}
-    batch = [*(texts[name] or "" for name in parts), *fresh]
+    batch = [*(texts[p] for p in parts), *fresh]
     embedded = await embeddings.aembed_documents(batch) if batch else []
     own = dict(zip(parts, embedded, strict=False))
     found.update(zip(fresh, embedded[len(parts) :], strict=True))
@@ -146,8 +139,8 @@ async def _vectors(
         plan,
         vector=tuple(own.get("text", ())),
         topic_vector=tuple(own.get("topic", own.get("text", ()))) if "topic" in vectors else (),
-        keyword_vectors=tuple(tuple(found[k]) for k in keywords) if "keywords" in vectors else (),
-        stored=tuple(k for k in keywords if k in stored),
+        keyword_vectors=tuple(tuple(found[k]) for k in keywords),
+        stored=tuple(k for k in keywords if k in cues.vectors),
         speaker_vector=tuple(own.get("speaker", ())),
     )
 
@@ -162,10 +155,10 @@ async def plan_query(
     retries: int = 1,
     vectors: Collection[str] = PLAN_VECTORS,
     known: Mapping[str, Sequence[float]] | None = None,
-    lookup: KeywordLookup | None = None,
+    lookup: CueLookup | None = None,
     keywords: Sequence[str] | None = None,
     subjects: Sequence[str] = (),
-    speakers: SpeakerLookup | None = None,
+    speakers: bool = False,
 ) -> QueryPlan:
     """Decompose and embed a (sub-)query, in one embedding call at most.
 
@@ -181,14 +174,14 @@ async def plan_query(
             description is the query's content words, and the query's own vector
             stands for it; an LLM's topic description is embedded.
         known: Keyword embeddings already at hand (e.g. from an earlier round).
-        lookup: Finds stored embeddings of the keywords not in ``known``; the rest are
-            embedded.
+        lookup: Finds stored embeddings of the keywords not in ``known`` (the rest are
+            embedded) and, with ``speakers``, which names the query gives are speakers.
         keywords: The query's keywords when the caller knows them (a sub-query built from
             keywords); then neither the text analysis nor the LLM extracts them.
         subjects: The namespace's profile subjects (for the profile channel).
-        speakers: Finds which names the query gives are speakers in memory; with it, a
-            query naming one also gets a vector of its text without those names for the
-            speaker channel (see :func:`without_names`).
+        speakers: Whether a query naming speakers memory has (asked of ``lookup``) also
+            gets a vector of its text with their names made neutral, for the speaker
+            channel (see :func:`speaker_query_text`).
     """
     analysis = analyze_query(text, reference)
     given = tuple(keywords) if keywords else None
@@ -207,5 +200,4 @@ async def plan_query(
         round=round,
         subjects=tuple(subjects),
     )
-    speaker_text = await _speaker_text(plan, speakers) if "text" in vectors else None
-    return await _vectors(plan, embeddings, vectors, described, known, lookup, speaker_text)
+    return await _vectors(plan, embeddings, vectors, described, known, lookup, speakers)

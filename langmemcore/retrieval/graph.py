@@ -37,7 +37,7 @@ from langmemcore.retrieval.channels import (
     run_channels,
 )
 from langmemcore.retrieval.cost import count
-from langmemcore.retrieval.decompose import named_speakers, plan_query, stored_keywords
+from langmemcore.retrieval.decompose import plan_query, stored_cues
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.profile_channel import order_by_profile, search_subjects
@@ -61,17 +61,16 @@ SEEDED_CHANNELS = frozenset({"neighbour", "propagation"})
 async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Decompose and embed the query."""
     ctx = runtime.context
-    lookup = stored_keywords(ctx.database, state["namespace"])
+    lookup = stored_cues(ctx.database, state["namespace"])
     subjects = await search_subjects(ctx.database, state["namespace"], ctx.config)
     config = ctx.config
-    strip = config.speaker_query_without_names and "speaker" in config.channels
     plan = await plan_query(
         state["query"],
         ctx.embeddings,
         llm=ctx.llm,
         lookup=lookup,
         subjects=subjects,
-        speakers=named_speakers(ctx.database, state["namespace"]) if strip else None,
+        speakers=config.speaker_query_neutral_names and "speaker" in config.channels,
     )
     count(searches=1)
     return {
@@ -291,7 +290,7 @@ async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         keywords=state.get("subquery_keywords") or None,
         vectors=_plan_vectors(channels),
         known=known,
-        lookup=stored_keywords(ctx.database, state["namespace"]),
+        lookup=stored_cues(ctx.database, state["namespace"]),
         subjects=state["plan"].subjects,
     )
     count(refined=int(round == 1), subquery_rounds=1)

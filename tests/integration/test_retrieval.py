@@ -626,13 +626,13 @@ class RecordingEmbeddings(LocalEmbeddings):
 async def test_a_query_embeds_its_text_and_only_the_keywords_memory_lacks(
     built: Built, database: Database
 ) -> None:
-    from langmemcore.retrieval.decompose import stored_keywords
+    from langmemcore.retrieval.decompose import stored_cues
 
     embeddings = RecordingEmbeddings()
     query = "Did the pottery class go on a zeppelin?"
-    lookup = stored_keywords(database, built.namespace)
+    lookup = stored_cues(database, built.namespace)
     plan = await plan_query(query, embeddings, lookup=lookup)
-    stored = await lookup(list(plan.keywords))
+    stored = (await lookup(list(plan.keywords), [])).vectors
     assert "pottery class" in stored and "zeppelin" not in stored
     # one batch: the text (which stands for the offline topic) and the unknown keyword
     assert embeddings.batches == [[query, "zeppelin"]]

@@ -73,7 +73,7 @@ def own_where_clause(stmt: object) -> str:
         ),
         nq.notes_by_ids("ns", [1]),
         channels.note_summaries("ns", [1]),
-        tq.keyword_vectors_by_name("ns", ["paris"]),
+        cues.query_cues("ns", ["paris"], ["Caroline"]),
         nq.sources_of_notes("ns", [1]),
         nq.observation_by_key("ns", "k"),
         nq.observation_hashes("ns", ["k"]),

@@ -171,12 +171,23 @@ class SearchAccess(SessionBound):
         rows = await self._rows(cues.notes_by_keywords(encode_namespace(namespace), names))
         return [Scored(i, float(m)) for i, m in rows]
 
-    async def speakers_among(self, namespace: Sequence[str], names: Sequence[str]) -> list[str]:
-        """The ``names`` (as given) that an active note's speaker bears, case-insensitive."""
-        if not names:
-            return []
-        rows = await self._rows(cues.speakers_among(encode_namespace(namespace), names))
-        return [str(name) for (name,) in rows]
+    async def query_cues(
+        self, namespace: Sequence[str], keywords: Sequence[str], names: Sequence[str]
+    ) -> tuple[dict[str, list[float]], list[str]]:
+        """The stored embeddings of the keyword names the namespace has, and the ``names``
+        (as given) that an active note's speaker bears (case-insensitive), in one statement.
+        """
+        vectors: dict[str, list[float]] = {}
+        speakers: list[str] = []
+        if not keywords and not names:
+            return vectors, speakers
+        stmt = cues.query_cues(encode_namespace(namespace), keywords, names)
+        for kind, name, vector in await self._rows(stmt):
+            if kind == "keyword":
+                vectors[name] = [float(x) for x in vector]
+            else:
+                speakers.append(str(name))
+        return vectors, speakers
 
     async def nearest_keywords(
         self, namespace: Sequence[str], vector: Sequence[float], k: int

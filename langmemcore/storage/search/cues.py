@@ -10,7 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-from sqlalchemy import Select, any_, exists, func, select
+from sqlalchemy import (
+    CompoundSelect,
+    Select,
+    any_,
+    exists,
+    func,
+    literal_column,
+    null,
+    select,
+    union_all,
+)
 from sqlalchemy.dialects.postgresql import array
 
 from langmemcore.storage.models import (
@@ -35,7 +45,7 @@ __all__ = [
     "nearest_keywords",
     "nearest_topics",
     "notes_by_keywords",
-    "speakers_among",
+    "query_cues",
     "topic_notes",
 ]
 
@@ -136,18 +146,28 @@ def topic_notes(namespace: str, topic_ids: Sequence[int]) -> Prepared:
 
 
 @cache
-def _speakers_among() -> Select:
-    name = func.unnest(text_array("names")).table_valued("name").render_derived("named")
-    said = exists().where(
-        Note.namespace == text_param("namespace"),
-        Note.status == ACTIVE,
-        Note.speakers.contains(array([func.lower(name.c.name)])),
+def _query_cues() -> CompoundSelect:
+    namespace = text_param("namespace")
+    stored = select(literal_column("'keyword'"), Keyword.name, Keyword.embedding).where(
+        Keyword.namespace == namespace, Keyword.name == any_(text_array("keywords"))
     )
-    return select(name.c.name).where(said)
+    named = func.unnest(text_array("names")).table_valued("name").render_derived("named")
+    said = exists().where(
+        Note.namespace == namespace,
+        Note.status == ACTIVE,
+        Note.speakers.contains(array([func.lower(named.c.name)])),
+    )
+    speakers = select(
+        literal_column("'speaker'"), named.c.name, null().cast(Keyword.embedding.type)
+    ).where(said)
+    return union_all(stored, speakers)
 
 
-def speakers_among(namespace: str, names: Sequence[str]) -> Prepared:
-    """(``name``) of each of ``names`` that an active note's speaker bears
-    (case-insensitive; the notes' speaker index answers it).
+def query_cues(namespace: str, keywords: Sequence[str], names: Sequence[str]) -> Prepared:
+    """In one statement, rows ``(kind, name, embedding)``: ``"keyword"`` with the stored
+    embedding of each of the normalised keyword names the namespace has, and ``"speaker"``
+    (no embedding) for each of ``names`` (as given) that an active note's speaker bears,
+    case-insensitive (the notes' speaker index answers it).
     """
-    return Prepared(_speakers_among(), {"namespace": namespace, "names": list(names)})
+    values = {"namespace": namespace, "keywords": list(keywords), "names": list(names)}
+    return Prepared(_query_cues(), values)

@@ -72,15 +72,6 @@ class TopicAccess(SessionBound):
         prepared = tq.delete_orphan_keywords(encode_namespace(namespace), keyword_ids)
         return list(await self._scalars(prepared))
 
-    async def keyword_vectors(
-        self, namespace: Sequence[str], names: Sequence[str]
-    ) -> dict[str, list[float]]:
-        """Stored embeddings of the keyword ``names`` the namespace has (others left out)."""
-        if not names:
-            return {}
-        rows = await self._rows(tq.keyword_vectors_by_name(encode_namespace(namespace), names))
-        return {name: [float(x) for x in vector] for name, vector in rows}
-
     async def keyword_embeddings(
         self, namespace: Sequence[str], keyword_ids: Collection[int]
     ) -> dict[int, tuple[str, npt.NDArray[np.float32]]]:

@@ -37,7 +37,6 @@ __all__ = [
     "delete_orphan_keywords",
     "detach_keywords",
     "keyword_embeddings",
-    "keyword_vectors_by_name",
     "keywords_of_notes",
     "lock_topics",
     "upsert_keywords",
@@ -152,18 +151,6 @@ def delete_orphan_keywords(namespace: str, keyword_ids: Collection[int]) -> Prep
         .returning(Keyword.id),
         {},
     )
-
-
-@cache
-def _keyword_vectors_by_name() -> Select:
-    return select(Keyword.name, Keyword.embedding).where(
-        Keyword.namespace == text_param("namespace"), Keyword.name == any_(text_array("names"))
-    )
-
-
-def keyword_vectors_by_name(namespace: str, names: Sequence[str]) -> Prepared:
-    """(``name``, ``embedding``) of the given normalised keyword names."""
-    return Prepared(_keyword_vectors_by_name(), {"namespace": namespace, "names": list(names)})
 
 
 def keyword_embeddings(namespace: str, keyword_ids: Collection[int]) -> Prepared:

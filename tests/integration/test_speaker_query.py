@@ -1,0 +1,139 @@
+"""The speaker channel ranks the named speakers' notes by the query with their names made
+neutral: which names are speakers is read with the stored keyword vectors (one statement),
+the neutral text is embedded in the query's batch, and the channel ranks by its vector."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from sqlalchemy import update
+
+from langmemcore.config import RetrievalConfig
+from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.memory import Memory
+from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS
+from langmemcore.retrieval.decompose import plan_query, speaker_query_text, stored_cues
+from langmemcore.storage import Database, Repository
+from langmemcore.storage.models import Note
+from tests.integration.conftest import sql_statements
+from tests.integration.test_retrieval import NOTES, Built, RecordingEmbeddings, build
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    u, v = np.asarray(a), np.asarray(b)
+    return float(u @ v / np.linalg.norm(u) / np.linalg.norm(v))
+
+
+@pytest.fixture()
+async def built(database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]) -> Built:
+    return await build(database, embeddings, ns)
+
+
+async def test_one_statement_reads_stored_keywords_and_which_names_are_speakers(
+    built: Built, database: Database
+) -> None:
+    lookup = stored_cues(database, built.namespace)
+    with sql_statements(database) as sent:
+        cues = await lookup(["pottery class", "zeppelin"], ["MELANIE", "Sweden", "caroline"])
+    assert len(sent) == 1
+    assert set(cues.vectors) == {"pottery class"}
+    assert sorted(cues.speakers) == ["MELANIE", "caroline"]
+    assert (await lookup([], ["Sweden"])).speakers == []
+    assert (await lookup([], [])).speakers == []
+
+
+async def test_only_speakers_with_an_active_note_count(built: Built, database: Database) -> None:
+    caroline = [built.ids[label] for label in ("adoption", "parade", "counsel")]
+    async with Repository.open(database) as repo:
+        await repo._session.execute(
+            update(Note).where(Note.id.in_(caroline)).values(status="merged")
+        )
+    cues = await stored_cues(database, built.namespace)([], ["Caroline", "Melanie"])
+    assert cues.speakers == ["Melanie"]
+
+
+async def test_the_plan_embeds_the_neutral_text_in_the_same_batch(
+    built: Built, database: Database
+) -> None:
+    embeddings = RecordingEmbeddings()
+    query = "What did Melanie paint at the lake in Sweden?"
+    lookup = stored_cues(database, built.namespace)
+    plan = await plan_query(query, embeddings, lookup=lookup, speakers=True)
+    assert "Sweden" in plan.entities and "Melanie" in plan.entities
+    neutral = "What did someone paint at the lake in Sweden?"
+    assert embeddings.batches[0][:2] == [query, neutral]
+    assert len(embeddings.batches) == 1
+    assert cosine(plan.speaker_vector, embeddings.embed_query(neutral)) > 0.999
+    assert cosine(plan.speaker_vector, embeddings.embed_query(query)) < 0.99
+    assert plan.speaker_query == plan.speaker_vector != plan.vector
+    plain = await plan_query(query, embeddings, lookup=lookup)
+    assert plain.speaker_vector == () and plain.speaker_query == plain.vector
+
+
+async def test_a_query_naming_no_speaker_embeds_nothing_more(
+    built: Built, database: Database
+) -> None:
+    embeddings = RecordingEmbeddings()
+    plan = await plan_query(
+        "What happened in Sweden?",
+        embeddings,
+        lookup=stored_cues(database, built.namespace),
+        speakers=True,
+    )
+    assert plan.speaker_vector == ()
+    assert "someone" not in " ".join(embeddings.batches[0])
+
+
+async def test_the_speaker_channel_ranks_by_the_neutral_query(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    query = "What did Melanie do for her health?"
+    lookup = stored_cues(database, built.namespace)
+    plan = await plan_query(query, embeddings, lookup=lookup, speakers=True)
+    async with Repository.open(database) as repo:
+        found = await CHANNEL_FUNCTIONS["speaker"](repo, built.namespace, plan, RetrievalConfig())
+    melanie = [label for label, (speaker, *_rest) in NOTES.items() if speaker == "Melanie"]
+    contexts = [context for _speaker, context, _kws, _when in NOTES.values()]
+    stored = dict(zip(NOTES, embeddings.embed_documents(contexts), strict=True))
+    similarity = {label: cosine(stored[label], plan.speaker_vector) for label in melanie}
+    assert found == [built.ids[label] for label in sorted(melanie, key=lambda x: -similarity[x])]
+    assert speaker_query_text(query, ["Melanie"]) == "What did someone do for her health?"
+    assert found[0] == built.ids["race"]
+
+
+async def test_a_default_search_still_sends_four_statements_and_one_batch(
+    built: Built, database: Database
+) -> None:
+    embeddings = RecordingEmbeddings()
+    memory = Memory(database, embeddings)
+    query = "Did Melanie paint the lake at sunrise in May 2023?"
+    with sql_statements(database) as sent:
+        found = await memory.asearch(built.namespace, query)
+    assert found[0].note_id == built.ids["sunrise"]
+    assert len(sent) == 4
+    assert embeddings.batches[-1][:2] == [
+        query,
+        "Did someone paint the lake at sunrise in May 2023?",
+    ]
+    off = RetrievalConfig(speaker_query_neutral_names=False)
+    await memory.asearch(built.namespace, query, config=off)
+    assert not any("someone" in text for text in embeddings.batches[-1])
+
+
+async def test_the_channel_in_the_shared_statement_ranks_as_alone(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    from langmemcore.retrieval.channels import shared_channels
+
+    query = "What did Melanie do for her health?"
+    lookup = stored_cues(database, built.namespace)
+    plan = await plan_query(query, embeddings, lookup=lookup, speakers=True)
+    config = replace(RetrievalConfig(), depth=2)
+    async with Repository.open(database, autocommit=True) as repo:
+        alone = await CHANNEL_FUNCTIONS["speaker"](repo, built.namespace, plan, config)
+        together = await shared_channels(repo, built.namespace, ("speaker",), plan, config)
+    assert together == {"speaker": alone}
+    assert len(alone) == 2
