@@ -251,15 +251,18 @@ class RetrievalConfig:
     sufficiency_top: int = 10
     """Fused notes the offline sufficiency test reads."""
 
-    llm_only: tuple[str, ...] = ("topic", "neighbour", "loop", "propagation", "profile")
+    llm_only: tuple[str, ...] = ("topic", "keyword", "neighbour", "loop", "propagation", "profile")
     """Mechanisms that run only when a chat model is configured: channel names, and
     ``"loop"`` for the sufficiency loop. Offline (no model) they are skipped: by default
-    the topic, neighbour and propagation channels and the loop, which did not add 0.5
-    point at R@5 or R@20 offline on at least 2 of the 3 dev conversations (BENCHMARKS.md's
-    ablation tables and its Multi-hop section; the neighbour channel cost R@5 on all three
-    and added 0.5 at R@20 on one), and the profile channel, which changes no LoCoMo dev
-    search and, beside supersession, no knowledge-update figure offline (BENCHMARKS.md,
-    "The profile channel, session 10")."""
+    the topic, keyword, neighbour and propagation channels and the loop, which did not add
+    0.5 point at R@5 or R@20 offline on at least 2 of the 3 dev conversations
+    (BENCHMARKS.md's ablation tables and its Multi-hop section; the neighbour channel cost
+    R@5 on all three; the keyword channel, once the speaker channel's query named its
+    speakers neutrally, added 6.4 R@5 on one conversation and cost R@5 and R@20 on the
+    other two), and the profile channel, which changes no LoCoMo dev search and, beside
+    supersession, no knowledge-update figure offline (BENCHMARKS.md, "The profile
+    channel, session 10"). With a chat model the keyword channel ranks by the LLM's
+    keywords."""
 
     speaker_query_neutral_names: bool = True
     """Whether the speaker channel ranks the named speakers' notes by similarity to the

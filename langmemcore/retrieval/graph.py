@@ -70,6 +70,7 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         llm=ctx.llm,
         lookup=lookup,
         subjects=subjects,
+        vectors=_first_vectors(config),
         speakers=config.speaker_query_neutral_names and "speaker" in config.channels,
     )
     count(searches=1)
@@ -266,6 +267,18 @@ def _plan_vectors(channels: tuple[str, ...]) -> set[str]:
     needs = {"text"} if {"vector", "speaker", "neighbour"} & set(channels) else set()
     needs |= {"topic"} if "topic" in channels else set()
     return needs | ({"keywords"} if "keyword" in channels else set())
+
+
+def _first_vectors(config: RetrievalConfig) -> set[str]:
+    """The plan vectors a search's first round needs: its channels' (see
+    :func:`_plan_vectors`), the query's own always (the speaker channel's neutral query is
+    embedded beside it), and the keyword vectors too when the propagation channel or a
+    sub-query round may follow (they start from them).
+    """
+    needs = _plan_vectors(config.channels) | {"text"}
+    if {"keyword", "propagation"} & set(config.channels) or config.max_rounds > 1:
+        needs.add("keywords")
+    return needs
 
 
 async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
