@@ -500,7 +500,8 @@ async def test_memory_search_packs_sources_channels_and_budget(
     assert best.note_id == built.ids["race"]
     assert [s.key for s in best.sources] == ["race"]
     assert best.sources[0].speaker == "Melanie"
-    assert {"vector", "fulltext", "keyword"} <= set(best.channels)
+    assert {"vector", "fulltext"} <= set(best.channels)
+    assert "keyword" not in best.channels  # offline, the keyword channel is llm_only
     assert results[0].score >= results[1].score >= results[2].score
     tight = await memory.asearch(built.namespace, "Who ran a charity race?", token_budget=1)
     assert [r.note_id for r in tight] == [best.note_id]

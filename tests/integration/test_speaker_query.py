@@ -137,3 +137,16 @@ async def test_the_channel_in_the_shared_statement_ranks_as_alone(
         together = await shared_channels(repo, built.namespace, ("speaker",), plan, config)
     assert together == {"speaker": alone}
     assert len(alone) == 2
+
+
+async def test_keywords_are_embedded_when_the_keyword_channel_runs(
+    built: Built, database: Database
+) -> None:
+    embeddings = RecordingEmbeddings()
+    memory = Memory(database, embeddings)
+    query = "Did Melanie paint the lake at sunrise near the zeppelin?"
+    everything = RetrievalConfig(llm_only=())
+    await memory.asearch(built.namespace, query, config=everything)
+    batch = embeddings.batches[-1]
+    assert batch[:2] == [query, "Did someone paint the lake at sunrise near the zeppelin?"]
+    assert "zeppelin" in batch[2:] and "sunrise" not in batch  # stored keywords are read
