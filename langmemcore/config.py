@@ -269,9 +269,10 @@ class RetrievalConfig:
     query with their names replaced by "someone" (one more text in the query's embedding
     batch; which names are speakers is read with the stored keyword vectors, in the same
     statement): the channel already keeps to their notes, so the names only pull it
-    towards the notes that mention them. On the LoCoMo dev split R@20 +2.2 / +3.9 / 0.0
-    and multi-hop R@20 65.6 -> 68.3 (BENCHMARKS.md, "The speaker channel's query with
-    neutral names")."""
+    towards the notes that mention them. On the LoCoMo dev split, with the keyword channel
+    on, R@20 +2.2 / +3.9 / 0.0 per conversation and multi-hop R@20 65.6 -> 68.3; at the
+    final defaults R@20 +7.0 / +1.9 / +2.8 (BENCHMARKS.md, "The speaker channel's query
+    with neutral names" and "Ablation table at the end of session 13")."""
 
     supersession: bool = True
     """Whether a question about the present ("Where does Tomas work now?", "Which band
