@@ -53,6 +53,7 @@ SETS = {
     "heldout2": HeldOutSet(DATA / "knowledge_updates_heldout2.json", 45, 5, (13, 15)),
     "heldout3": HeldOutSet(DATA / "knowledge_updates_heldout3.json", 60, 6, (12, 16)),
     "heldout4": HeldOutSet(DATA / "knowledge_updates_heldout4.json", 60, 6, (12, 16)),
+    "heldout5": HeldOutSet(DATA / "knowledge_updates_heldout5.json", 60, 6, (12, 16)),
 }
 
 
