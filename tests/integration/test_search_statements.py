@@ -16,7 +16,7 @@ from langmemcore.retrieval.decompose import plan_query
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.search.shared import SHARED_CHANNELS
 from tests.integration.conftest import sql_statements
-from tests.integration.test_retrieval import Built, build
+from tests.integration.test_retrieval import Built, RecordingEmbeddings, build
 
 QUERIES = (
     "What did Melanie do in June 2023?",
@@ -74,17 +74,30 @@ async def test_time_channel_in_the_shared_statement_finds_the_named_month(
 
 
 async def test_an_offline_default_search_sends_four_statements(
-    built: Built, database: Database, embeddings: LocalEmbeddings
+    built: Built, database: Database
 ) -> None:
-    # the stored keyword vectors, the shared channels (keyword, vector, speaker, full text,
-    # time), the evidence packed, the query log (the neighbour channel runs with a chat
-    # model only)
-    memory = Memory(database, embeddings)
+    # the query's cues (stored keyword vectors, which names are speakers), the shared
+    # channels (vector, speaker, full text, time; keyword with a chat model), the evidence
+    # packed, the query log (the neighbour channel runs with a chat model only)
+    recording = RecordingEmbeddings()
+    memory = Memory(database, recording)
     query = "Did Melanie paint the lake at sunrise in May 2023?"
     with sql_statements(database) as sent:
         found = await memory.asearch(built.namespace, query)
     assert found[0].note_id == built.ids["sunrise"]
     assert len(sent) == 4
+    # one batch: the query and the speaker channel's neutral query; offline the keyword
+    # channel does not run, so no keyword is embedded
+    neutral = "Did someone paint the lake at sunrise in May 2023?"
+    assert recording.batches == [[query, neutral]]
+    off = RetrievalConfig(speaker_query_neutral_names=False)
+    await memory.asearch(built.namespace, query, config=off)
+    assert recording.batches[-1] == [query]
+    # with the keyword channel running, the keywords memory lacks are embedded too
+    odd = "Did Melanie paint the lake at sunrise near the zeppelin?"
+    await memory.asearch(built.namespace, odd, config=RetrievalConfig(llm_only=()))
+    assert recording.batches[-1][:2] == [odd, odd.replace("Melanie", "someone")]
+    assert "zeppelin" in recording.batches[-1][2:] and "sunrise" not in recording.batches[-1]
 
 
 async def test_full_text_in_one_statement_lets_only_rare_terms_select(

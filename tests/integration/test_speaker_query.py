@@ -1,6 +1,8 @@
 """The speaker channel ranks the named speakers' notes by the query with their names made
 neutral: which names are speakers is read with the stored keyword vectors (one statement),
-the neutral text is embedded in the query's batch, and the channel ranks by its vector."""
+the neutral text is embedded in the query's batch, and the channel ranks by its vector
+(``tests/integration/test_search_statements.py`` pins what a default search sends and
+embeds)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,7 @@ from sqlalchemy import update
 
 from langmemcore.config import RetrievalConfig
 from langmemcore.embeddings import LocalEmbeddings
-from langmemcore.memory import Memory
-from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS
+from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS, QueryPlan
 from langmemcore.retrieval.decompose import plan_query, speaker_query_text, stored_cues
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import Note
@@ -25,6 +26,14 @@ from tests.integration.test_retrieval import NOTES, Built, RecordingEmbeddings, 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     u, v = np.asarray(a), np.asarray(b)
     return float(u @ v / np.linalg.norm(u) / np.linalg.norm(v))
+
+
+async def neutral_plan(
+    database: Database, built: Built, embeddings: LocalEmbeddings, query: str
+) -> QueryPlan:
+    """The plan of ``query`` with the namespace's cues, asking which names are speakers."""
+    lookup = stored_cues(database, built.namespace)
+    return await plan_query(query, embeddings, lookup=lookup, speakers=True)
 
 
 @pytest.fixture()
@@ -60,8 +69,7 @@ async def test_the_plan_embeds_the_neutral_text_in_the_same_batch(
 ) -> None:
     embeddings = RecordingEmbeddings()
     query = "What did Melanie paint at the lake in Sweden?"
-    lookup = stored_cues(database, built.namespace)
-    plan = await plan_query(query, embeddings, lookup=lookup, speakers=True)
+    plan = await neutral_plan(database, built, embeddings, query)
     assert "Sweden" in plan.entities and "Melanie" in plan.entities
     neutral = "What did someone paint at the lake in Sweden?"
     assert embeddings.batches[0][:2] == [query, neutral]
@@ -69,7 +77,7 @@ async def test_the_plan_embeds_the_neutral_text_in_the_same_batch(
     assert cosine(plan.speaker_vector, embeddings.embed_query(neutral)) > 0.999
     assert cosine(plan.speaker_vector, embeddings.embed_query(query)) < 0.99
     assert plan.speaker_query == plan.speaker_vector != plan.vector
-    plain = await plan_query(query, embeddings, lookup=lookup)
+    plain = await plan_query(query, embeddings, lookup=stored_cues(database, built.namespace))
     assert plain.speaker_vector == () and plain.speaker_query == plain.vector
 
 
@@ -91,8 +99,7 @@ async def test_the_speaker_channel_ranks_by_the_neutral_query(
     built: Built, database: Database, embeddings: LocalEmbeddings
 ) -> None:
     query = "What did Melanie do for her health?"
-    lookup = stored_cues(database, built.namespace)
-    plan = await plan_query(query, embeddings, lookup=lookup, speakers=True)
+    plan = await neutral_plan(database, built, embeddings, query)
     async with Repository.open(database) as repo:
         found = await CHANNEL_FUNCTIONS["speaker"](repo, built.namespace, plan, RetrievalConfig())
     melanie = [label for label, (speaker, *_rest) in NOTES.items() if speaker == "Melanie"]
@@ -104,49 +111,15 @@ async def test_the_speaker_channel_ranks_by_the_neutral_query(
     assert found[0] == built.ids["race"]
 
 
-async def test_a_default_search_still_sends_four_statements_and_one_batch(
-    built: Built, database: Database
-) -> None:
-    embeddings = RecordingEmbeddings()
-    memory = Memory(database, embeddings)
-    query = "Did Melanie paint the lake at sunrise in May 2023?"
-    with sql_statements(database) as sent:
-        found = await memory.asearch(built.namespace, query)
-    assert found[0].note_id == built.ids["sunrise"]
-    assert len(sent) == 4
-    assert embeddings.batches[-1][:2] == [
-        query,
-        "Did someone paint the lake at sunrise in May 2023?",
-    ]
-    off = RetrievalConfig(speaker_query_neutral_names=False)
-    await memory.asearch(built.namespace, query, config=off)
-    assert not any("someone" in text for text in embeddings.batches[-1])
-
-
 async def test_the_channel_in_the_shared_statement_ranks_as_alone(
     built: Built, database: Database, embeddings: LocalEmbeddings
 ) -> None:
     from langmemcore.retrieval.channels import shared_channels
 
-    query = "What did Melanie do for her health?"
-    lookup = stored_cues(database, built.namespace)
-    plan = await plan_query(query, embeddings, lookup=lookup, speakers=True)
+    plan = await neutral_plan(database, built, embeddings, "What did Melanie do for her health?")
     config = replace(RetrievalConfig(), depth=2)
     async with Repository.open(database, autocommit=True) as repo:
         alone = await CHANNEL_FUNCTIONS["speaker"](repo, built.namespace, plan, config)
         together = await shared_channels(repo, built.namespace, ("speaker",), plan, config)
     assert together == {"speaker": alone}
     assert len(alone) == 2
-
-
-async def test_keywords_are_embedded_when_the_keyword_channel_runs(
-    built: Built, database: Database
-) -> None:
-    embeddings = RecordingEmbeddings()
-    memory = Memory(database, embeddings)
-    query = "Did Melanie paint the lake at sunrise near the zeppelin?"
-    everything = RetrievalConfig(llm_only=())
-    await memory.asearch(built.namespace, query, config=everything)
-    batch = embeddings.batches[-1]
-    assert batch[:2] == [query, "Did someone paint the lake at sunrise near the zeppelin?"]
-    assert "zeppelin" in batch[2:] and "sunrise" not in batch  # stored keywords are read
