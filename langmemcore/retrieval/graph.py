@@ -60,15 +60,13 @@ SEEDED_CHANNELS = frozenset({"neighbour", "propagation"})
 
 async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Decompose and embed the query."""
-    ctx = runtime.context
-    lookup = stored_cues(ctx.database, state["namespace"])
-    subjects = await search_subjects(ctx.database, state["namespace"], ctx.config)
-    config = ctx.config
+    ctx, config = runtime.context, runtime.context.config
+    subjects = await search_subjects(ctx.database, state["namespace"], config)
     plan = await plan_query(
         state["query"],
         ctx.embeddings,
         llm=ctx.llm,
-        lookup=lookup,
+        lookup=stored_cues(ctx.database, state["namespace"]),
         subjects=subjects,
         vectors=_first_vectors(config),
         speakers=config.speaker_query_neutral_names and "speaker" in config.channels,
@@ -78,8 +76,8 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         "plan": plan,
         "current": plan,
         "asked": [state["query"]],
-        "channels": _round_channels(ctx.config, 0),
-        "refinable": ctx.config.max_rounds > 1 and bool(_round_channels(ctx.config, 1)),
+        "channels": _round_channels(config, 0),
+        "refinable": config.max_rounds > 1 and bool(_round_channels(config, 1)),
     }
 
 
@@ -276,7 +274,7 @@ def _first_vectors(config: RetrievalConfig) -> set[str]:
     sub-query round may follow (they start from them).
     """
     needs = _plan_vectors(config.channels) | {"text"}
-    if {"keyword", "propagation"} & set(config.channels) or config.max_rounds > 1:
+    if "propagation" in config.channels or config.max_rounds > 1:
         needs.add("keywords")
     return needs
 
