@@ -3,8 +3,8 @@
 Each conversation goes into its own namespace; every category 1-4 question is asked
 through :meth:`Memory.asearch`; the ranked notes are expanded to their source turns
 (dia_ids) until k distinct turns are collected. Raw-turn BM25 / dense / RRF baselines are
-computed in the same run, and an ablation table can follow (each channel off, the
-refinement loop off, append-only memory).
+computed in the same run, and an ablation table can follow (each mechanism kept for the
+LLM path switched on, each one that runs switched off, append-only memory).
 """
 
 from __future__ import annotations
@@ -81,7 +81,8 @@ def ablation_configs(
 ) -> dict[str, RetrievalConfig]:
     """Offline, each mechanism the settings keep for the LLM path switched on
     (``"with ..."``), then each one that runs switched off (``"no ..."``: each channel,
-    the refinement loop, the speaker query's neutral names, supersession).
+    the refinement loop, the speaker query's neutral names, supersession, the diversity
+    re-ordering).
 
     Args:
         config: The full system's settings.
@@ -105,6 +106,8 @@ def ablation_configs(
         result["speaker query with the names"] = replace(config, speaker_query_neutral_names=False)
     if running.supersession:
         result["no supersession"] = replace(config, supersession=False)
+    if running.diversity > 0:
+        result["no diversity"] = replace(config, diversity=0.0)
     return result
 
 
@@ -123,8 +126,8 @@ async def evaluate_locomo(
         memory: The memory to evaluate (its settings are the "full system").
         conversations: LoCoMo conversations.
         ks: Turn budgets.
-        ablations: Also run the ablation table (each channel off, loop off,
-            append-only memory).
+        ablations: Also run the ablation table (each mechanism on or off, append-only
+            memory).
         progress: Progress bar / callback.
         on_run: Called with the report so far after each run (e.g. to save it while
             the ablations go on).
