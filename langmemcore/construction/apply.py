@@ -53,12 +53,15 @@ class MergePlan:
         expected_context: The target's context the plan was built on.
         context: The merged context.
         embedding: Embedding of the merged context.
+        thread_embedding: Embedding of the merged context after the merged draft's lead
+            (empty without a lead: the merged note's own embedding serves).
     """
 
     target: int
     expected_context: str
     context: str
     embedding: Sequence[float]
+    thread_embedding: Sequence[float] = ()
 
 
 def note_snapshot(note: NoteContent, source_ids: Sequence[int]) -> dict[str, Any]:
@@ -127,6 +130,7 @@ async def _merge_into(
         speakers,
         event_time,
         current.confidence,
+        list(plan.thread_embedding) or None,
     )
     await repo.rewrite_note(namespace, note.id, merged)
     await repo.add_note_source(namespace, note.id, observation_id)
@@ -170,6 +174,7 @@ async def _append(
         note={
             "context": draft.context,
             "embedding": draft.embedding,
+            "thread_embedding": draft.thread_embedding,
             "keywords": draft.keywords,
             "speakers": [draft.speaker.lower()] if draft.speaker else [],
             "event_time": draft.event_time,

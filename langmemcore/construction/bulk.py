@@ -25,6 +25,7 @@ from langmemcore.construction.apply import ApplyResult
 from langmemcore.construction.gate import NoteDraft
 from langmemcore.construction.graph import ConstructionContext
 from langmemcore.construction.ingest import ObservationIn, make_drafts
+from langmemcore.construction.thread import lead_of
 from langmemcore.construction.topic_schedule import TopicSchedule
 from langmemcore.construction.topics import TopicSummary
 from langmemcore.prompts import LLMUsage
@@ -182,17 +183,29 @@ class BulkIngest:
         if index >= len(batches):
             return None
         items = self.observations
-        batch = [items[i] for i in batches[index] if self._first_seen[items[i].key] == i]
+        batch = [i for i in batches[index] if self._first_seen[items[i].key] == i]
         return asyncio.get_running_loop().create_task(self._prepare(batch))
 
-    async def _prepare(self, batch: list[ObservationIn]) -> DraftedBatch:
+    async def _prepare(self, batch: list[int]) -> DraftedBatch:
         """Stored hashes of the batch's keys and drafts of the new ones (embedded in one
-        batch).
+        batch), each with its lead: the observation before it in the input when the two
+        are in one thread, for the very first the one before it in memory.
         """
-        async with Repository.open(self.context.database, autocommit=True) as repo:
-            stored = await repo.observation_hashes(self.namespace, [o.key for o in batch])
-        fresh = [o for o in batch if o.key not in stored]
-        ctx = self.context
-        made = await make_drafts(fresh, ctx.embeddings, ctx.config, ctx.llm)
+        items, ctx = self.observations, self.context
+        async with Repository.open(ctx.database, autocommit=True) as repo:
+            stored = await repo.observation_hashes(self.namespace, [items[i].key for i in batch])
+            first = items[0]
+            before = None
+            if batch and batch[0] == 0 and first.event_time is not None:
+                gap = ctx.config.thread_gap
+                before = await repo.observation_before(self.namespace, first.event_time, gap)
+        fresh = [i for i in batch if items[i].key not in stored]
+        made = await make_drafts(
+            [items[i] for i in fresh],
+            ctx.embeddings,
+            ctx.config,
+            ctx.llm,
+            leads=[lead_of(items, i, before, ctx.config.thread_gap) for i in fresh],
+        )
         await ctx.keywords.vectors([k for d in made for k in d.keywords])
-        return stored, dict(zip((o.key for o in fresh), made, strict=True))
+        return stored, dict(zip((items[i].key for i in fresh), made, strict=True))

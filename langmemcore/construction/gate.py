@@ -54,6 +54,10 @@ class NoteDraft:
         origin: ``"offline"``, ``"llm"``, or ``"fallback"`` (LLM failed, offline used).
         statements: What it states about its subjects' aspects (the semantic layer;
             empty when profiles are off).
+        lead: Text of the observation before it in its thread, if any
+            (:mod:`~langmemcore.construction.thread`).
+        thread_embedding: Embedding of ``context`` after ``lead`` (empty without a lead:
+            the note's thread vector is then its own embedding).
     """
 
     context: str
@@ -64,6 +68,8 @@ class NoteDraft:
     speaker: str | None
     origin: str = "offline"
     statements: tuple[AspectStatement, ...] = ()
+    lead: str | None = None
+    thread_embedding: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ processes one observation; its writes happen in one transaction in the apply nod
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Required
 
@@ -41,6 +42,7 @@ from langmemcore.construction.gate import (
     merge_contexts,
 )
 from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
+from langmemcore.construction.thread import thread_text
 from langmemcore.prompts import call_structured
 from langmemcore.prompts.gating import GateJudgement, render_gate_prompt
 from langmemcore.storage.database import Database
@@ -130,7 +132,12 @@ async def ingest(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
         return {"result": ApplyResult("unchanged", existing.id, None, (), (), "already ingested")}
     if "draft" in state:
         return {}
-    drafts = await make_drafts([obs], ctx.embeddings, ctx.config, ctx.llm)
+    lead = None
+    if obs.event_time is not None:
+        async with Repository.open(ctx.database, autocommit=True) as repo:
+            gap = ctx.config.thread_gap
+            lead = await repo.observation_before(state["namespace"], obs.event_time, gap)
+    drafts = await make_drafts([obs], ctx.embeddings, ctx.config, ctx.llm, leads=[lead])
     return {"draft": drafts[0]}
 
 
@@ -250,8 +257,12 @@ async def merge(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
     result, draft = state["gate"], state["draft"]
     target = next(c for c in state["candidates"] if c.note_id == result.target)
     context = result.merged_context or merge_contexts(target.context, draft.context)
-    vector = await runtime.context.embeddings.aembed_query(context)
-    plan = MergePlan(target.note_id, target.context, context, vector)
+    embeddings = runtime.context.embeddings
+    vector = await embeddings.aembed_query(context)
+    thread: Sequence[float] = ()
+    if draft.lead is not None:
+        thread = await embeddings.aembed_query(thread_text(draft.lead, context))
+    plan = MergePlan(target.note_id, target.context, context, vector, thread)
     return {"result": await _apply(state, runtime, plan)}
 
 

@@ -25,6 +25,7 @@ from langmemcore._errors import LLMOutputError, LLMUnavailableError
 from langmemcore._validate import check_event_time, check_observation
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction.gate import NoteDraft
+from langmemcore.construction.thread import thread_text
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.profiles.extract import extract_batch
 from langmemcore.prompts import call_structured
@@ -200,16 +201,32 @@ async def make_drafts(
     embeddings: Embeddings,
     config: ConstructionConfig,
     llm: BaseChatModel | None = None,
+    leads: Sequence[str | None] = (),
 ) -> list[NoteDraft]:
-    """Turn observations into note drafts, embedding all contexts in one batch (while
-    the profile statements are drafted beside it).
+    """Turn observations into note drafts, embedding all contexts and the thread texts
+    of those with a lead in one batch (while the profile statements are drafted beside
+    it).
+
+    Args:
+        observations: The observations, in the order they are stored.
+        embeddings: The embedder.
+        config: Construction settings.
+        llm: Chat model for the semantic drafting, if any.
+        leads: Each observation's lead (:func:`~langmemcore.construction.thread.lead_of`);
+            none when empty.
     """
     texts = await draft_texts(observations, config, llm)
     contexts = [t.context for t in texts]
+    lead_of = list(leads) or [None] * len(observations)
+    threaded = [i for i, lead in enumerate(lead_of) if lead is not None]
+    batch = [*contexts, *(thread_text(lead_of[i] or "", contexts[i]) for i in threaded)]
     statements, vectors = await asyncio.gather(
         draft_statements(observations, config, llm),
-        embeddings.aembed_documents(contexts) if contexts else _no_vectors(),
+        embeddings.aembed_documents(batch) if batch else _no_vectors(),
     )
+    thread_vectors: list[Sequence[float]] = [()] * len(observations)
+    for i, vector in zip(threaded, vectors[len(contexts) :], strict=True):
+        thread_vectors[i] = vector
     return [
         NoteDraft(
             context=t.context,
@@ -220,6 +237,16 @@ async def make_drafts(
             speaker=o.speaker,
             origin=t.origin,
             statements=said,
+            lead=lead,
+            thread_embedding=tuple(thread),
         )
-        for o, t, v, said in zip(observations, texts, vectors, statements, strict=True)
+        for o, t, v, said, lead, thread in zip(
+            observations,
+            texts,
+            vectors[: len(contexts)],
+            statements,
+            lead_of,
+            thread_vectors,
+            strict=True,
+        )
     ]

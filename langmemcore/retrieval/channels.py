@@ -6,9 +6,10 @@
   carrying them (entity level);
 - **neighbour**: 1-hop along edges from the anchors (the best notes the other channels
   found, after fusion), weighted by anchor score x edge strength (associative level);
-- **vector**: dense similarity of note contexts to the query;
-- **speaker**: the same, among notes said by a person the query names, to the query
-  with their names made neutral;
+- **vector**: dense similarity of note contexts to the query (by default of their thread
+  vectors: each context with the observation before it in its thread);
+- **speaker**: dense similarity of the notes' own embeddings, among notes said by a
+  person the query names, to the query with their names made neutral;
 - **fulltext**: Postgres full text over note contexts (any query term);
 - **time**: notes whose event time falls in a date or period the query names;
 - **profile**: the notes stating the values of the subject's aspect a question asks about
@@ -169,8 +170,11 @@ async def neighbour_ranking(
 async def vector_channel(
     repo: Repository, ns: tuple[str, ...], plan: QueryPlan, config: RetrievalConfig
 ) -> list[int]:
-    """Dense similarity of note contexts to the query."""
-    return [s.id for s in await repo.nearest_notes(ns, plan.vector, config.depth)]
+    """Dense similarity of note contexts (with their thread's previous observation, see
+    :attr:`~langmemcore.config.RetrievalConfig.thread_vectors`) to the query.
+    """
+    found = await repo.nearest_notes(ns, plan.vector, config.depth, threaded=config.thread_vectors)
+    return [s.id for s in found]
 
 
 async def speaker_channel(
@@ -233,6 +237,7 @@ async def shared_channels(
         k_key=config.k_key,
         min_similarity=config.keyword_min_similarity,
         depth=config.depth,
+        threaded=config.thread_vectors,
     )
     rankings = await repo.shared_rankings(ns, channels, query)
     if "time" in rankings:

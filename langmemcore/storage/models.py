@@ -143,6 +143,9 @@ class Note(Base):
     namespace: Mapped[str] = mapped_column(Text)
     context: Mapped[str] = mapped_column(Text)
     embedding: Mapped[Any] = mapped_column(EmbeddingVector())
+    thread_embedding: Mapped[Any] = mapped_column(EmbeddingVector())
+    """The context's embedding with the observation before the latest source in its
+    thread (the vector channel ranks by it); the note's own embedding when there is none."""
     keywords: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
     speakers: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
     confidence: Mapped[float] = mapped_column(Float, server_default="0.5")

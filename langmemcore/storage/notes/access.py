@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from langmemcore._namespace import encode_namespace
@@ -14,6 +14,7 @@ from langmemcore.storage.notes import append_queries as aq
 from langmemcore.storage.notes import lineage_queries as lq
 from langmemcore.storage.notes import queries as nq
 from langmemcore.storage.notes import removal_queries as rq
+from langmemcore.storage.notes import thread_queries as tq
 from langmemcore.storage.notes.lineage_access import LineageAccess
 from langmemcore.storage.notes.records import Appended, NoteContent
 from langmemcore.storage.records import (
@@ -133,6 +134,17 @@ class NoteAccess(LineageAccess):
         rows = await self._rows(nq.observation_hashes(encode_namespace(namespace), keys))
         return {k: h for k, h in rows}
 
+    async def observation_before(
+        self, namespace: Sequence[str], event_time: datetime, gap: timedelta
+    ) -> str | None:
+        """The text of the namespace's latest observation at or before ``event_time`` and
+        at most ``gap`` before it (the thread's predecessor of an observation about to be
+        stored at ``event_time``), if any.
+        """
+        prepared = tq.observation_before(encode_namespace(namespace), event_time, gap)
+        row = (await self._rows(prepared)).first()
+        return None if row is None else str(row[0])
+
     async def has_observation(self, namespace: Sequence[str], observation_id: int) -> bool:
         """Whether the namespace has the observation ``observation_id``."""
         prepared = rq.observation_by_id(encode_namespace(namespace), observation_id)
@@ -155,15 +167,18 @@ class NoteAccess(LineageAccess):
         origin: str = "offline",
         speakers: Sequence[str] = (),
         keyword_ids: Sequence[int] = (),
+        thread_embedding: Sequence[float] | None = None,
     ) -> int:
         """Insert an active note with its sources and keywords (one statement); returns
         the note id.
 
-        ``speakers`` are stored lower-cased (the speaker channel matches them that way).
+        ``speakers`` are stored lower-cased (the speaker channel matches them that way);
+        ``thread_embedding`` defaults to ``embedding``.
         """
         values = {
             "context": context,
             "embedding": embedding,
+            "thread_embedding": thread_embedding,
             "keywords": list(keywords),
             "speakers": sorted({s.lower() for s in speakers}),
             "event_time": event_time,
@@ -206,6 +221,7 @@ class NoteAccess(LineageAccess):
         values = {
             "context": content.context,
             "embedding": content.embedding,
+            "thread_embedding": content.thread_embedding,
             "keywords": content.keywords,
             "speakers": content.speakers,
             "event_time": content.event_time,

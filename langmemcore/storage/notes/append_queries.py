@@ -51,10 +51,10 @@ keyword_ids AS (
     WHERE k.namespace = :namespace
 ),
 note AS (
-    INSERT INTO notes (namespace, context, embedding, keywords, speakers, event_time,
-                       confidence, origin)
-    SELECT :namespace, :context, :embedding, :note_keywords, :speakers, :note_time,
-           :confidence, :origin
+    INSERT INTO notes (namespace, context, embedding, thread_embedding, keywords, speakers,
+                       event_time, confidence, origin)
+    SELECT :namespace, :context, :embedding, :thread_embedding, :note_keywords, :speakers,
+           :note_time, :confidence, :origin
     FROM obs
     RETURNING id
 ),
@@ -120,6 +120,7 @@ def _append_observation() -> TextClause:
         bindparam("keyword_vectors", type_=texts),
         bindparam("context", type_=Text),
         bindparam("embedding", type_=EmbeddingVector()),
+        bindparam("thread_embedding", type_=EmbeddingVector()),
         bindparam("note_keywords", type_=texts),
         bindparam("speakers", type_=texts),
         bindparam("note_time", type_=DateTime(timezone=True)),
@@ -155,7 +156,8 @@ def append_observation(
         observation: ``key``, ``content``, ``content_hash``, ``speaker``, ``event_time``,
             ``meta``.
         note: ``context``, ``embedding``, ``keywords``, ``speakers`` (lower-cased),
-            ``event_time``, ``confidence``, ``origin``.
+            ``event_time``, ``confidence``, ``origin``, and optionally
+            ``thread_embedding`` (default: the embedding).
         keywords: The note's keywords with their embeddings (created when missing).
         links: Dicts with ``target_id``, ``relation``, ``strength``, ``tag``, ``reason``
             (at most one per target and relation); an edge is written to each target that
@@ -176,6 +178,7 @@ def append_observation(
             "keyword_vectors": vector_texts([v for _n, v in keywords]),
             "context": note["context"],
             "embedding": vector_param(note["embedding"]),
+            "thread_embedding": vector_param(note.get("thread_embedding") or note["embedding"]),
             "note_keywords": list(note["keywords"]),
             "speakers": list(note["speakers"]),
             "note_time": event_time,

@@ -127,6 +127,7 @@ def _insert_note_with_links() -> Select:
             namespace=namespace,
             context=text_param("context"),
             embedding=vector_bind("embedding"),
+            thread_embedding=vector_bind("thread_embedding"),
             keywords=text_array("keywords"),
             speakers=text_array("speakers"),
             event_time=time_param("event_time"),
@@ -167,7 +168,8 @@ def insert_note_with_links(
     Args:
         namespace: The note's namespace (encoded).
         values: Column values of the note: ``context``, ``embedding``, ``keywords``,
-            ``speakers``, ``event_time``, ``confidence`` and ``origin``.
+            ``speakers``, ``event_time``, ``confidence`` and ``origin``, and optionally
+            ``thread_embedding`` (default: the embedding).
         source_ids: Observation ids of its sources.
         keyword_ids: Ids of its keywords (duplicates are ignored).
     """
@@ -176,6 +178,7 @@ def insert_note_with_links(
         {
             **values,
             "embedding": vector_param(values["embedding"]),
+            "thread_embedding": vector_param(values.get("thread_embedding") or values["embedding"]),
             "namespace": namespace,
             "source_ids": list(source_ids),
             "keyword_ids": list(dict.fromkeys(keyword_ids)),
@@ -293,8 +296,8 @@ def note_for_update(namespace: str, note_id: int) -> Prepared:
 @cache
 def _rewrite_note(with_confidence: bool) -> Update:
     # bind names differ from the column names, which UPDATE reserves for its SET clause
-    columns = ("context", "embedding", "keywords", "speakers", "event_time")
-    kinds = (text_param, vector_bind, text_array, text_array, time_param)
+    columns = ("context", "embedding", "thread_embedding", "keywords", "speakers", "event_time")
+    kinds = (text_param, vector_bind, vector_bind, text_array, text_array, time_param)
     values: dict[str, Any] = {c: kind(f"new_{c}") for c, kind in zip(columns, kinds, strict=True)}
     values["updated_at"] = func.now()
     if with_confidence:
@@ -318,7 +321,9 @@ def rewrite_note(
     Args:
         namespace: The note's namespace (encoded).
         note_id: The note.
-        values: ``context``, ``embedding``, ``keywords``, ``speakers`` and ``event_time``.
+        values: ``context``, ``embedding``, ``keywords``, ``speakers`` and ``event_time``,
+            and optionally ``thread_embedding`` (default: the embedding: a note rewritten
+            other than by a merge at ingest keeps no thread context).
         confidence: A confidence to set too (``None`` leaves it as it is).
     """
     params = {
@@ -326,6 +331,7 @@ def rewrite_note(
         "note": note_id,
         "new_context": values["context"],
         "new_embedding": vector_param(values["embedding"]),
+        "new_thread_embedding": vector_param(values.get("thread_embedding") or values["embedding"]),
         "new_keywords": list(values["keywords"]),
         "new_speakers": list(values["speakers"]),
         "new_event_time": values["event_time"],

@@ -21,6 +21,8 @@ class NoteContent:
         speakers: Lower-cased speakers.
         event_time: When the earliest source happened, if known.
         confidence: The note's confidence.
+        thread_embedding: Embedding of the context with the observation before its latest
+            source in its thread (``None``: the note's own embedding).
     """
 
     context: str
@@ -29,6 +31,7 @@ class NoteContent:
     speakers: list[str]
     event_time: datetime | None
     confidence: float
+    thread_embedding: list[float] | None = None
 
     @classmethod
     def of(cls, note: Note) -> NoteContent:

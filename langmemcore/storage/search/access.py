@@ -84,10 +84,13 @@ class SearchAccess(SessionBound):
     """
 
     async def nearest_notes(
-        self, namespace: Sequence[str], vector: Sequence[float], k: int
+        self, namespace: Sequence[str], vector: Sequence[float], k: int, *, threaded: bool = False
     ) -> list[Scored]:
-        """Active notes by cosine similarity to ``vector``, best first."""
-        rows = await self._rows(channels.nearest_notes(encode_namespace(namespace), vector, k))
+        """Active notes by cosine similarity to ``vector`` (of their thread vectors when
+        ``threaded``), best first.
+        """
+        stmt = channels.nearest_notes(encode_namespace(namespace), vector, k, threaded=threaded)
+        rows = await self._rows(stmt)
         return [Scored(i, 1.0 - d) for i, d in rows]
 
     async def nearest_notes_by_speakers(

@@ -58,8 +58,9 @@ __all__ = [
 
 
 @cache
-def _nearest_notes() -> Select:
-    distance = Note.embedding.cosine_distance(vector_bind()).label("distance")
+def _nearest_notes(threaded: bool) -> Select:
+    column = Note.thread_embedding if threaded else Note.embedding
+    distance = column.cosine_distance(vector_bind()).label("distance")
     return (
         select(Note.id, distance)
         .where(
@@ -71,11 +72,18 @@ def _nearest_notes() -> Select:
 
 
 def nearest_notes(
-    namespace: str, vector: Sequence[float], k: int, *, statuses: Sequence[str] = (ACTIVE,)
+    namespace: str,
+    vector: Sequence[float],
+    k: int,
+    *,
+    statuses: Sequence[str] = (ACTIVE,),
+    threaded: bool = False,
 ) -> Prepared:
-    """Notes ordered by cosine distance to ``vector`` (``id``, ``distance``), top ``k``."""
+    """Notes ordered by cosine distance to ``vector`` (``id``, ``distance``), top ``k``;
+    ``threaded``: by the distance of their thread vectors instead of their embeddings.
+    """
     values = {"namespace": namespace, "vector": vector_param(vector), "k": k}
-    return Prepared(_nearest_notes(), {**values, "statuses": list(statuses)})
+    return Prepared(_nearest_notes(threaded), {**values, "statuses": list(statuses)})
 
 
 def nearest_by_speakers_select(namespace: Any, vector: Any, speakers: Any, limit: Any) -> Select:

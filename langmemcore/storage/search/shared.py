@@ -63,8 +63,9 @@ def _numbered(channel: str, note_id: Any, *order: ColumnElement[Any]) -> Select:
     )
 
 
-def _vector(namespace: Any, depth: Any) -> Select:
-    distance = Note.embedding.cosine_distance(vector_bind()).label("distance")
+def _vector(namespace: Any, depth: Any, threaded: bool) -> Select:
+    column = Note.thread_embedding if threaded else Note.embedding
+    distance = column.cosine_distance(vector_bind()).label("distance")
     nearest = (
         select(Note.id.label("note_id"), distance)
         .where(Note.namespace == namespace, Note.status == ACTIVE)
@@ -130,7 +131,6 @@ def _time(namespace: Any, depth: Any) -> Select:
 
 _BRANCHES = {
     "keyword": _keyword,
-    "vector": _vector,
     "speaker": _speaker,
     "fulltext": _fulltext,
     "time": _time,
@@ -138,9 +138,16 @@ _BRANCHES = {
 
 
 @cache
-def _shared_rankings(channels: tuple[str, ...]) -> CompoundSelect:
+def _shared_rankings(channels: tuple[str, ...], threaded: bool) -> CompoundSelect:
     namespace, depth = text_param("namespace"), number("depth")
-    return union_all(*(_BRANCHES[channel](namespace, depth) for channel in channels))
+    return union_all(
+        *(
+            _vector(namespace, depth, threaded)
+            if channel == "vector"
+            else _BRANCHES[channel](namespace, depth)
+            for channel in channels
+        )
+    )
 
 
 class SharedQuery(NamedTuple):
@@ -157,6 +164,8 @@ class SharedQuery(NamedTuple):
         depth: Notes per channel at most.
         speaker_vector: The speaker channel's query embedding (see
             :attr:`~langmemcore.retrieval.channels.QueryPlan.speaker_query`).
+        threaded: Whether the vector channel ranks notes by their thread vectors
+            (``notes.thread_embedding``) rather than their own embeddings.
     """
 
     text: str
@@ -168,6 +177,7 @@ class SharedQuery(NamedTuple):
     min_similarity: float
     depth: int
     speaker_vector: Sequence[float]
+    threaded: bool = True
 
 
 def asked_channels(channels: Collection[str], query: SharedQuery) -> tuple[str, ...]:
@@ -213,4 +223,4 @@ def shared_rankings(
         "cap": cap,
         "total_cap": total_cap,
     }
-    return Prepared(_shared_rankings(channels), values)
+    return Prepared(_shared_rankings(channels, query.threaded), values)
