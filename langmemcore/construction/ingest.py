@@ -196,6 +196,15 @@ async def _no_vectors() -> list[list[float]]:
     return []
 
 
+async def _embed_threads(
+    embeddings: Embeddings, pairs: Sequence[tuple[str, str]]
+) -> list[list[float]]:
+    """Embeddings of the thread texts of ``(lead, context)`` pairs, in one batch."""
+    if not pairs:
+        return []
+    return await embeddings.aembed_documents([thread_text(lead, c) for lead, c in pairs])
+
+
 async def make_drafts(
     observations: Sequence[ObservationIn],
     embeddings: Embeddings,
@@ -203,9 +212,10 @@ async def make_drafts(
     llm: BaseChatModel | None = None,
     leads: Sequence[str | None] = (),
 ) -> list[NoteDraft]:
-    """Turn observations into note drafts, embedding all contexts and the thread texts
-    of those with a lead in one batch (while the profile statements are drafted beside
-    it).
+    """Turn observations into note drafts, embedding all contexts in one batch and the
+    thread texts of those with a lead in another (while the profile statements are
+    drafted beside them). The contexts are embedded on their own, so that a context's
+    vector does not depend on which thread texts share its batch.
 
     Args:
         observations: The observations, in the order they are stored.
@@ -219,13 +229,13 @@ async def make_drafts(
     contexts = [t.context for t in texts]
     lead_of = list(leads) or [None] * len(observations)
     threaded = [i for i, lead in enumerate(lead_of) if lead is not None]
-    batch = [*contexts, *(thread_text(lead_of[i] or "", contexts[i]) for i in threaded)]
-    statements, vectors = await asyncio.gather(
+    statements, vectors, threads = await asyncio.gather(
         draft_statements(observations, config, llm),
-        embeddings.aembed_documents(batch) if batch else _no_vectors(),
+        embeddings.aembed_documents(contexts) if contexts else _no_vectors(),
+        _embed_threads(embeddings, [(lead_of[i] or "", contexts[i]) for i in threaded]),
     )
     thread_vectors: list[Sequence[float]] = [()] * len(observations)
-    for i, vector in zip(threaded, vectors[len(contexts) :], strict=True):
+    for i, vector in zip(threaded, threads, strict=True):
         thread_vectors[i] = vector
     return [
         NoteDraft(
@@ -243,7 +253,7 @@ async def make_drafts(
         for o, t, v, said, lead, thread in zip(
             observations,
             texts,
-            vectors[: len(contexts)],
+            vectors,
             statements,
             lead_of,
             thread_vectors,

@@ -189,3 +189,35 @@ def test_unique_edges_migration_keeps_the_strongest_and_relinks_lineage(
     assert asyncio.run(db.schema_revision()) == head_revision()
     with psycopg.connect(libpq_url(fresh_database_url)) as conn:
         assert conn.execute("SELECT count(*) FROM edges").fetchone() == (2,)
+
+
+def test_thread_vectors_migration_gives_existing_notes_their_own_embedding(
+    fresh_database_url: str,
+) -> None:
+    db = Database(fresh_database_url)
+    upgrade(db, revision="0009")
+    vector = "[" + ",".join(["0.1"] * 383 + ["0.9"]) + "]"
+    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
+        conn.execute(
+            "INSERT INTO notes (namespace, context, embedding) VALUES ('n', 'a note', %s)",
+            (vector,),
+        )
+    upgrade(db)
+    _, indexes = catalog(fresh_database_url)
+    assert "hnsw (thread_embedding vector_cosine_ops)" in indexes["ix_notes_thread_embedding_hnsw"]
+    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
+        same = conn.execute("SELECT thread_embedding = embedding FROM notes").fetchall()
+        with pytest.raises(psycopg.errors.NotNullViolation):
+            conn.execute(
+                "INSERT INTO notes (namespace, context, embedding) VALUES ('n', 'b', %s)", (vector,)
+            )
+    assert same == [(True,)]
+    downgrade(db, revision="0009")
+    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
+        columns = conn.execute(
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = 'notes'::regclass "
+            "AND attname = 'thread_embedding' AND NOT attisdropped"
+        ).fetchone()
+    assert columns == (0,)
+    upgrade(db)
+    assert asyncio.run(db.schema_revision()) == head_revision()
