@@ -181,8 +181,8 @@ def _reserve(cur: psycopg.Cursor[Any], table: str, n: int) -> list[int]:
 _COLUMNS = {
     "observations": "id int8, namespace text, key text, content text, content_hash varchar, "
     "speaker text, event_time timestamptz",
-    "notes": "id int8, namespace text, context text, embedding vector, keywords text[], "
-    "speakers text[], event_time timestamptz",
+    "notes": "id int8, namespace text, context text, embedding vector, thread_embedding vector, "
+    "keywords text[], speakers text[], event_time timestamptz",
     "note_sources": "namespace text, note_id int8, observation_id int8",
     "keywords": "id int8, namespace text, name text, embedding vector",
     "note_keywords": "namespace text, note_id int8, keyword_id int8",
@@ -209,9 +209,14 @@ def load_notes(
     links: Sequence[Link],
     material: Material,
 ) -> None:
-    """COPY one namespace's observations, notes, sources, keywords and edges (one transaction)."""
+    """COPY one namespace's observations, notes, sources, keywords and edges (one
+    transaction). A note's thread vector is its vector plus the one before it, normalised
+    (what ingest gives a turn that follows another in its thread).
+    """
     n = len(notes)
     names = sorted({k for note in notes for k in note.keywords})
+    threads = vectors + np.roll(vectors, 1, axis=0)
+    threads /= np.linalg.norm(threads, axis=1, keepdims=True)
     with conn.transaction(), conn.cursor() as cur:
         obs, ids = _reserve(cur, "observations", n), _reserve(cur, "notes", n)
         kw = dict(zip(names, _reserve(cur, "keywords", len(names)), strict=True))
@@ -227,6 +232,7 @@ def load_notes(
                     ns,
                     t.context,
                     vectors[i],
+                    threads[i],
                     list(t.keywords),
                     [t.speaker.lower()],
                     t.event_time,

@@ -81,8 +81,8 @@ def ablation_configs(
 ) -> dict[str, RetrievalConfig]:
     """Offline, each mechanism the settings keep for the LLM path switched on
     (``"with ..."``), then each one that runs switched off (``"no ..."``: each channel,
-    the refinement loop, the speaker query's neutral names, supersession, the diversity
-    re-ordering).
+    the refinement loop, the speaker query's neutral names, the vector channel's thread
+    vectors, supersession, the diversity re-ordering).
 
     Args:
         config: The full system's settings.
@@ -104,6 +104,8 @@ def ablation_configs(
         result["no refinement loop"] = replace(config, max_rounds=1)
     if "speaker" in running.channels and running.speaker_query_neutral_names:
         result["speaker query with the names"] = replace(config, speaker_query_neutral_names=False)
+    if "vector" in running.channels and running.thread_vectors:
+        result["no thread vectors"] = replace(config, thread_vectors=False)
     if running.supersession:
         result["no supersession"] = replace(config, supersession=False)
     if running.diversity > 0:

@@ -42,5 +42,7 @@ def test_ablations_switch_off_what_runs_and_on_what_is_kept_for_the_llm_path() -
     assert not any(name.startswith("with ") for name in with_llm)
     assert not offline["no supersession"].supersession and config.supersession
     assert "no supersession" not in ablation_configs(RetrievalConfig(supersession=False))
+    assert not offline["no thread vectors"].thread_vectors and config.thread_vectors
+    assert "no thread vectors" not in ablation_configs(RetrievalConfig(thread_vectors=False))
     assert offline["no diversity"].diversity == 0.0 < config.diversity
     assert "no diversity" not in ablation_configs(RetrievalConfig(diversity=0.0))
