@@ -142,11 +142,12 @@ class ConstructionConfig:
 
     thread_gap: timedelta = timedelta(minutes=30)
     """Two observations of a namespace, one stored right after the other, are in one
-    thread when both have event times at most this far apart (the usual 30-minute
-    inactivity timeout of a session); a note's thread vector embeds its context after
-    the text of the observation before its latest source in its thread
-    (:attr:`RetrievalConfig.thread_vectors`). Observations without an event time start
-    no thread."""
+    thread when both are said by someone (turns of a conversation) and both have event
+    times at most this far apart (the usual 30-minute inactivity timeout of a session); a
+    note's thread vector embeds its context after the text of the observation before its
+    latest source in its thread (:attr:`RetrievalConfig.thread_vectors`). Observations
+    without a speaker or an event time (standalone facts, store items without a
+    ``"speaker"``) start no thread."""
 
     def __post_init__(self) -> None:
         if self.mode not in ("gated", "append_only"):

@@ -196,7 +196,7 @@ class BulkIngest:
             stored = await repo.observation_hashes(self.namespace, [items[i].key for i in batch])
             first = items[0]
             before = None
-            if batch and batch[0] == 0 and first.event_time is not None:
+            if batch and batch[0] == 0 and first.event_time is not None and first.speaker:
                 gap = ctx.config.thread_gap
                 before = await repo.observation_before(self.namespace, first.event_time, gap)
         fresh = [i for i in batch if items[i].key not in stored]

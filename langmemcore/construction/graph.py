@@ -133,7 +133,7 @@ async def ingest(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
     if "draft" in state:
         return {}
     lead = None
-    if obs.event_time is not None:
+    if obs.event_time is not None and obs.speaker:
         async with Repository.open(ctx.database, autocommit=True) as repo:
             gap = ctx.config.thread_gap
             lead = await repo.observation_before(state["namespace"], obs.event_time, gap)

@@ -2,7 +2,8 @@
 the text a note's thread vector embeds.
 
 Two observations of a namespace, one stored right after the other, are in one thread
-when both have event times at most ``gap`` apart
+when both are said by someone (turns of a conversation, not standalone facts) and both
+have event times at most ``gap`` apart
 (:attr:`~langmemcore.config.ConstructionConfig.thread_gap`). A note's *thread vector*
 embeds its context after the text of the observation before its latest source (its
 *lead*), so that a reply is found through what it answers
@@ -27,15 +28,26 @@ class Said(Protocol):
         ...
 
     @property
+    def speaker(self) -> str | None:
+        """Who said it, if known."""
+        ...
+
+    @property
     def event_time(self) -> datetime | None:
         """When it happened, if known."""
         ...
 
 
-def in_thread(before: datetime | None, after: datetime | None, gap: timedelta) -> bool:
-    """Whether an observation at ``after`` continues the thread of one at ``before``:
-    both times known and at most ``gap`` apart.
+def in_thread(before: Said, after: Said, gap: timedelta) -> bool:
+    """Whether ``after`` continues the thread of ``before``: both said by someone, both
+    times known and at most ``gap`` apart.
     """
+    if not (before.speaker and after.speaker):
+        return False
+    return _close(before.event_time, after.event_time, gap)
+
+
+def _close(before: datetime | None, after: datetime | None, gap: timedelta) -> bool:
     return before is not None and after is not None and abs(after - before) <= gap
 
 
@@ -49,7 +61,7 @@ def lead_of(
     if index == 0:
         return first_lead
     before, after = observations[index - 1], observations[index]
-    return before.text if in_thread(before.event_time, after.event_time, gap) else None
+    return before.text if in_thread(before, after, gap) else None
 
 
 def thread_text(lead: str, context: str) -> str:

@@ -30,6 +30,8 @@ TURNS = [
     ObservationIn("b3", "The picnic by the river was fun for everyone.", "Ben", T0 + 5 * MINUTE),
     ObservationIn("a4", "Months later: I started a pottery class.", "Ana", T0 + timedelta(days=90)),
     ObservationIn("b4", "Any news about the garden?", "Ben", None),
+    ObservationIn("n1", "Note: the lake house is let until June.", None, T0 + 6 * MINUTE),
+    ObservationIn("b5", "Good to know, thanks!", "Ben", T0 + 7 * MINUTE),
 ]
 
 

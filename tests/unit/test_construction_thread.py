@@ -12,17 +12,22 @@ T0 = datetime(2024, 5, 4, 18, 0, tzinfo=UTC)
 GAP = timedelta(minutes=30)
 
 
-def test_two_times_within_the_gap_are_one_thread_in_either_order() -> None:
-    assert in_thread(T0, T0, GAP)
-    assert in_thread(T0, T0 + GAP, GAP)
-    assert in_thread(T0 + GAP, T0, GAP)
-    assert not in_thread(T0, T0 + GAP + timedelta(seconds=1), GAP)
+def turn(when: datetime | None, speaker: str | None = "Ana") -> ObservationIn:
+    return ObservationIn("k", "text", speaker, when)
 
 
-def test_an_unknown_time_starts_no_thread() -> None:
-    assert not in_thread(None, T0, GAP)
-    assert not in_thread(T0, None, GAP)
-    assert not in_thread(None, None, GAP)
+def test_two_turns_within_the_gap_are_one_thread_in_either_order() -> None:
+    assert in_thread(turn(T0), turn(T0, "Ben"), GAP)
+    assert in_thread(turn(T0), turn(T0 + GAP), GAP)
+    assert in_thread(turn(T0 + GAP), turn(T0), GAP)
+    assert not in_thread(turn(T0), turn(T0 + GAP + timedelta(seconds=1)), GAP)
+
+
+def test_an_unknown_time_or_speaker_starts_no_thread() -> None:
+    assert not in_thread(turn(None), turn(T0), GAP)
+    assert not in_thread(turn(T0), turn(None), GAP)
+    assert not in_thread(turn(T0, None), turn(T0), GAP)
+    assert not in_thread(turn(T0), turn(T0, None), GAP)
 
 
 def test_each_lead_is_the_observation_before_it_in_its_thread() -> None:
@@ -30,11 +35,12 @@ def test_each_lead_is_the_observation_before_it_in_its_thread() -> None:
         ObservationIn("a", "Did you go kayaking?", "Ana", T0),
         ObservationIn("b", "Yup, on Saturday!", "Ben", T0 + timedelta(minutes=1)),
         ObservationIn("c", "Back after a month.", "Ana", T0 + timedelta(days=30)),
-        ObservationIn("d", "No time given.", "Ben", None),
-        ObservationIn("e", "Nor here.", "Ana", None),
+        ObservationIn("d", "Nobody said this.", None, T0 + timedelta(days=30, minutes=1)),
+        ObservationIn("e", "After the unsaid.", "Ben", T0 + timedelta(days=30, minutes=2)),
+        ObservationIn("f", "No time given.", "Ana", None),
     ]
     found = [lead_of(batch, i, "from memory", GAP) for i in range(len(batch))]
-    assert found == ["from memory", "Did you go kayaking?", None, None, None]
+    assert found == ["from memory", "Did you go kayaking?", None, None, None, None]
     assert lead_of(batch, 0, None, GAP) is None
 
 

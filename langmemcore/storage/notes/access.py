@@ -138,12 +138,12 @@ class NoteAccess(LineageAccess):
         self, namespace: Sequence[str], event_time: datetime, gap: timedelta
     ) -> str | None:
         """The text of the namespace's latest observation at or before ``event_time`` and
-        at most ``gap`` before it (the thread's predecessor of an observation about to be
-        stored at ``event_time``), if any.
+        at most ``gap`` before it, if it has a speaker (the thread's predecessor of a turn
+        about to be stored at ``event_time``); ``None`` otherwise.
         """
         prepared = tq.observation_before(encode_namespace(namespace), event_time, gap)
         row = (await self._rows(prepared)).first()
-        return None if row is None else str(row[0])
+        return None if row is None or not row[1] else str(row[0])
 
     async def has_observation(self, namespace: Sequence[str], observation_id: int) -> bool:
         """Whether the namespace has the observation ``observation_id``."""

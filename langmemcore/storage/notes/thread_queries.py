@@ -19,7 +19,7 @@ __all__ = ["observation_before"]
 def _observation_before() -> Select:
     moment = time_param("event_time")
     return (
-        select(Observation.content, Observation.event_time)
+        select(Observation.content, Observation.speaker)
         .where(
             Observation.namespace == text_param("namespace"),
             Observation.event_time <= moment,
@@ -31,7 +31,7 @@ def _observation_before() -> Select:
 
 
 def observation_before(namespace: str, event_time: datetime, gap: timedelta) -> Prepared:
-    """(``content``, ``event_time``) of the namespace's latest observation at or before
+    """(``content``, ``speaker``) of the namespace's latest observation at or before
     ``event_time`` and at most ``gap`` before it (among equal times, the last stored).
     """
     values = {"namespace": namespace, "event_time": event_time, "gap": gap}
