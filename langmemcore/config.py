@@ -292,8 +292,9 @@ class RetrievalConfig:
     :attr:`ConstructionConfig.thread_gap`) rather than by their own embeddings: a reply
     ("Yup, we did it yesterday!", "It was Matt Patterson") is found through what it
     answers. The speaker channel, the gate and the diversity step keep the notes' own
-    embeddings. On the LoCoMo dev split R@20 85.0 -> 86.8 and multi-hop R@20 68.9 -> 70.4
-    (BENCHMARKS.md, "Thread vectors")."""
+    embeddings. On the LoCoMo dev split R@5 / R@20 65.8 / 85.0 -> 66.0 / 87.0 and
+    multi-hop R@20 68.9 -> 71.2, paying on 2 of 3 conversations; ingest embeds one more
+    text per threaded note (BENCHMARKS.md, "Thread vectors")."""
 
     supersession: bool = True
     """Whether a question about the present ("Where does Tomas work now?", "Which band
@@ -304,8 +305,10 @@ class RetrievalConfig:
     question naming a date or period is left to the time channel. Offline too: on the
     project's knowledge-update set it ranks the newer statement first for 36 of 36
     current-state questions instead of 13, on a blind set for 52 of 67 instead of 44 with
-    session 9's rules; on the LoCoMo dev split it re-orders 19 of 383 searches (R@5 +0.3,
-    0.0 and -0.3 per conversation, R@20 unchanged; BENCHMARKS.md, Knowledge updates)."""
+    session 9's rules; on the LoCoMo dev split it re-orders 20 of 383 searches (R@5 -0.5,
+    0.0 and +0.4 per conversation, R@20 unchanged; on the sixth blind knowledge-update
+    set 13 more of 66 current-state questions rank the newer first; BENCHMARKS.md,
+    Knowledge updates and "Ablation table at the end of session 14")."""
 
     supersession_similarity: float = 0.725
     """Cosine similarity at or above which two statements of one speaker are about the
