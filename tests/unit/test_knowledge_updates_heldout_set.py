@@ -55,6 +55,7 @@ SETS = {
     "heldout4": HeldOutSet(DATA / "knowledge_updates_heldout4.json", 60, 6, (12, 16)),
     "heldout5": HeldOutSet(DATA / "knowledge_updates_heldout5.json", 60, 6, (12, 16)),
     "heldout6": HeldOutSet(DATA / "knowledge_updates_heldout6.json", 60, 6, (12, 16)),
+    "heldout7": HeldOutSet(DATA / "knowledge_updates_heldout7.json", 60, 6, (12, 16)),
 }
 
 
