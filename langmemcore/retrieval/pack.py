@@ -14,16 +14,15 @@ from langmemcore.retrieval.supersession import (
     CONFLICTS,
     Statement,
     StateQuestion,
-    announces_change,
     aspect_term,
     aspect_terms,
-    changed_things,
     supersede,
     untied_change,
 )
 from langmemcore.storage.repository import Repository
 from langmemcore.storage.search.access import Evidence
 from langmemcore.text import content_stem_set, content_term_set, content_terms
+from langmemcore.text.change import announces_change, changed_things, states_present
 
 __all__ = ["RetrievedNote", "SourceRef", "estimate_tokens", "order_sources", "pack_notes"]
 
@@ -149,6 +148,7 @@ def statement_of(note: Evidence, stated: Mapping[str, frozenset[str]] | None = N
         note.vector,
         announces_change(note.context),
         changed_things(note.context, tuple(note.keywords), speakers),
+        states_present(note.context),
     )
 
 
@@ -193,7 +193,12 @@ async def _supersede(
             links[pair] = edge.relation
     statements = [statement_of(notes[i]) for i in ids]
     if untied_change(
-        statements, state.focus, named=state.named, links=links, similarity=state.similarity
+        statements,
+        state.focus,
+        named=state.named,
+        links=links,
+        similarity=state.similarity,
+        marked=state.marked,
     ):
         stated = await stated_aspects(repo, namespace, [notes[i] for i in ids], state.named)
         statements = [statement_of(notes[i], stated) for i in ids]
@@ -204,6 +209,7 @@ async def _supersede(
         links=links,
         similarity=state.similarity,
         newer_first=state.now,
+        marked=state.marked,
     )
     if order == ids:
         return head

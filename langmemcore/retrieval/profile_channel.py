@@ -37,11 +37,11 @@ from datetime import UTC, date, datetime, time, timedelta
 from langmemcore.config import RetrievalConfig
 from langmemcore.profiles.question import parse_profile_question
 from langmemcore.retrieval.pack import RetrievedNote
-from langmemcore.retrieval.supersession import announces_change
 from langmemcore.storage.database import Database
 from langmemcore.storage.profiles.records import StoredValue
 from langmemcore.storage.repository import Repository
 from langmemcore.text import TimeMention
+from langmemcore.text.change import announces_change
 
 __all__ = [
     "AspectValue",

@@ -7,9 +7,11 @@ Memory keeps every statement: after "I work as a pastry chef in Porto" and, a ye
 Mem0 do with a fact a newer one invalidates, when a returned note supersedes another (one
 speaker, a later day, the same thing), a question about the present puts the newer just
 above the older, which stays in the list as history; a question about the state before a
-change ("before the puppy", "used to") puts the older just above the newer. A question
-naming a date or period is left to the time channel, and any other question (past tense,
-modal, present perfect) to the fusion.
+change ("before the puppy", "used to") puts the older just above the newer, and a question
+about how things turned out ("Did the Lisbon trip go ahead?", "Which walk did Rowan end up
+doing?") puts the newer first, as one about the present does. A question naming a date or
+period is left to the time channel, and any other question (past tense, modal, present
+perfect) to the fusion.
 
 The decision is pure:
 
@@ -17,7 +19,8 @@ The decision is pure:
   marker ("used to", "before", "did", "ago", a past participle), is neither modal nor in
   the present perfect, and says "now", "currently", "still", "these days" ... or asks in
   the present tense ("Which band does Ines play in?"); :func:`asks_about_before` reads a
-  question about the state before a change.
+  question about the state before a change, :func:`asks_about_outcome` one about how
+  things turned out.
 - :func:`focus_terms` are the question's content words (stemmed) other than the names it
   names and its present markers, and the profile aspects it asks about by their cue words
   ("pet" for "What pet ..."; a statement about "my cat" or "a puppy" speaks of it, and so
@@ -25,13 +28,14 @@ The decision is pure:
 - :func:`supersede`: a newer statement supersedes an older one of the same speaker (the
   person the question names, when it names a speaker of them) when the gate linked the
   two as conflicting (a ``conflicts`` edge: opposite polarity over shared content, or a
-  replaced profile value), or when the newer one announces a change
-  (:func:`announces_change`: "quit", "moved", "no longer", "passed away", "stolen", "is
-  over" ...) and the two are about the same thing (a gate edge, a shared focus term,
-  embeddings as similar as the gate requires to link two notes, or the thing the change
-  names, :func:`changed_things`: "I sold the Panda" and the older "my old Fiat Panda").
-  Same-topic statements that accumulate ("I painted a lake", later "I painted a sunset")
-  supersede nothing: a change must be said or judged.
+  replaced profile value), or when the newer one announces a change or says how things
+  stand now (:func:`~langmemcore.text.change.announces_change`: "quit", "moved", "no
+  more", "passed away", "I'm translating now" ...) and the two are about the same thing
+  (a gate edge, a shared focus term, embeddings as similar as the gate requires to link
+  two notes, or the thing the change names,
+  :func:`~langmemcore.text.change.changed_things`: "I sold the Panda" and the older "my
+  old Fiat Panda"). Same-topic statements that accumulate ("I painted a lake", later "I
+  painted a sunset") supersede nothing: a change must be said or judged.
 """
 
 from __future__ import annotations
@@ -54,9 +58,9 @@ __all__ = [
     "CONFLICTS",
     "StateQuestion",
     "Statement",
-    "announces_change",
-    "changed_things",
+    "asks_about_aspect",
     "asks_about_before",
+    "asks_about_outcome",
     "aspect_term",
     "aspect_terms",
     "asks_about_present",
@@ -76,18 +80,14 @@ _PAST = re.compile(
     r"at first|earlier|ago|last|back then|back when|in the past|first|once)\b",
     re.IGNORECASE,
 )
-_CHANGE = re.compile(
-    r"\b(?:no longer|not \w+ any ?more|anymore|any more|quit|quitting|left|leaving|moved|"
-    r"moving|switched|changed|instead|gave up|given up|stopped|replaced|sold|broke up|"
-    r"split up|divorced|passed away|died|swapped|traded in|ended|dropped|stolen|cancell?ed|"
-    r"called off|postponed|retired|got rid of|put (?:\w+ ){0,3}?away|"
-    r"(?:is|are|was|were|'s|'re) (?:now )?(?:over|off|gone)(?! to\b))\b",
-    re.IGNORECASE,
-)
-_CLAUSE = re.compile(r"[^.;:!?,]+")
 _BEFORE = re.compile(
     r"\b(?:before|used to|use to|previously|formerly|former|originally|at first|"
     r"in the past|back then|earlier)\b",
+    re.IGNORECASE,
+)
+_OUTCOME = re.compile(
+    r"\b(?:end(?:ed)? up|in the end|go(?:ne)? ahead|went ahead|after all|"
+    r"eventually|happen(?:ed)?|work(?:ed)? out|turn(?:ed)? out)\b",
     re.IGNORECASE,
 )
 _MODAL = re.compile(
@@ -163,6 +163,16 @@ def asks_about_before(question: str, times: Sequence[TimeMention] = ()) -> bool:
     return not times and bool(_BEFORE.search(fold_apostrophes(question)))
 
 
+def asks_about_outcome(question: str, times: Sequence[TimeMention] = ()) -> bool:
+    """Whether the question asks how things turned out, naming no date or period and not
+    the state before a change ("Did Siobhan's Lisbon trip go ahead?", "Which walk did Rowan
+    end up doing?", "How did the move work out?"): the latest word on it answers.
+    """
+    if times or asks_about_before(question, times):
+        return False
+    return bool(_OUTCOME.search(fold_apostrophes(question)))
+
+
 @dataclass(frozen=True)
 class StateQuestion:
     """A question about the present state, or about the state before a change, as
@@ -175,12 +185,16 @@ class StateQuestion:
             thing without sharing a focus term.
         now: True: it asks about the present (the newer statement first); False: about
             the state before a change (the older first).
+        marked: Whether it says "now", "still", "these days" ...: the asker expects a
+            change, so a newer statement of how things stand now
+            (:func:`~langmemcore.text.change.states_present`) supersedes too.
     """
 
     focus: frozenset[str]
     named: tuple[str, ...]
     similarity: float
     now: bool = True
+    marked: bool = False
 
 
 def state_question(
@@ -195,14 +209,15 @@ def state_question(
     """
     if not config.supersession:
         return None
-    if asks_about_present(question, times):
+    if asks_about_present(question, times) or asks_about_outcome(question, times):
         now = True
     elif asks_about_before(question, times):
         now = False
     else:
         return None
     focus = focus_terms(question, entities)
-    return StateQuestion(focus, entities, config.supersession_similarity, now)
+    marked = bool(_CURRENT.search(fold_apostrophes(question)))
+    return StateQuestion(focus, entities, config.supersession_similarity, now, marked)
 
 
 @dataclass(frozen=True)
@@ -216,9 +231,13 @@ class Statement:
         terms: The stems of its context's content words, its :func:`aspect_terms`, and
             the aspects the semantic layer read in its sources (as :func:`aspect_term`).
         vector: Its normalised embedding.
-        changes: Whether its text announces a change (:func:`announces_change`).
-        changed: What it says changed (:func:`changed_things`): a newer statement that
-            names a thing the older one speaks of is about the same thing.
+        changes: Whether its text announces a change
+            (:func:`~langmemcore.text.change.announces_change`).
+        changed: What it says changed (:func:`~langmemcore.text.change.changed_things`):
+            a newer statement that names a thing the older one speaks of is about the
+            same thing.
+        present: Whether its text says that something started or how it stands now
+            (:func:`~langmemcore.text.change.states_present`).
     """
 
     note_id: int
@@ -228,6 +247,7 @@ class Statement:
     vector: npt.NDArray[np.floating] | None = None
     changes: bool = False
     changed: frozenset[str] = frozenset()
+    present: bool = False
 
 
 Links = Mapping[frozenset[int], str]
@@ -245,29 +265,6 @@ def _subject_speakers(statements: Sequence[Statement], named: Collection[str]) -
     return chosen or said
 
 
-@lru_cache(maxsize=8192)
-def announces_change(text: str) -> bool:
-    """Whether a statement says that something changed ("I quit the bakery", "we moved
-    to Hamburg", "I no longer eat meat", "Luna passed away"; cached like
-    :func:`aspect_terms`).
-    """
-    return bool(_CHANGE.search(fold_apostrophes(text)))
-
-
-@lru_cache(maxsize=8192)
-def changed_things(text: str, keywords: tuple[str, ...], speakers: frozenset[str]) -> Terms:
-    """What a statement says changed: the stems of its keywords that a clause announcing a
-    change names ("Ben finally sold the Panda and bought a Toyota" -> ``panda``; "Keto's
-    over for Dev" -> ``keto``), without its speakers' names; empty when it announces none.
-    Cached like :func:`announces_change`.
-    """
-    clauses = [c for c in _CLAUSE.findall(fold_apostrophes(text)) if _CHANGE.search(c)]
-    if not clauses:
-        return frozenset()
-    named = content_stem_set(" ".join(clauses)) & content_stem_set(" ".join(keywords))
-    return named - content_stem_set(" ".join(speakers))
-
-
 def _related(a: Statement, b: Statement, focus: frozenset[str], similarity: float) -> bool:
     """Whether two statements of one speaker are about the same thing (a shared focus
     term, or embeddings at least ``similarity`` alike).
@@ -279,11 +276,21 @@ def _related(a: Statement, b: Statement, focus: frozenset[str], similarity: floa
     return float(np.dot(a.vector, b.vector)) >= similarity
 
 
-def _supersedes(newer: Statement, older: Statement, links: Links, focus: Terms, cos: float) -> bool:
+def asks_about_aspect(focus: Terms) -> bool:
+    """Whether a question's focus names a profile aspect (a person's home, work, pet ...:
+    one value at a time, which a statement of the present replaces).
+    """
+    return any(term.startswith(aspect_term("")) for term in focus)
+
+
+def _supersedes(
+    newer: Statement, older: Statement, links: Links, focus: Terms, cos: float, marked: bool
+) -> bool:
     """Whether ``newer`` supersedes ``older``: one speaker, a later day, and either the gate
-    linked them as conflicting, or ``newer`` announces a change and they are about the same
-    thing (a gate edge, what ``newer`` says changed named in ``older``, a shared focus
-    term, or similar embeddings).
+    linked them as conflicting, or ``newer`` announces a change and they are about the
+    same thing (a gate edge, what ``newer`` says changed named in ``older``, a shared
+    focus term, or similar embeddings), or the question says "now" (``marked``), ``newer``
+    says how things stand now and shares a focus term with ``older``.
     """
     if newer.time is None or older.time is None or newer.time.date() <= older.time.date():
         return False
@@ -292,13 +299,13 @@ def _supersedes(newer: Statement, older: Statement, links: Links, focus: Terms, 
     relation = links.get(frozenset((newer.note_id, older.note_id)))
     if relation == CONFLICTS:
         return True
-    if not newer.changes:
-        return False
-    return (
-        relation is not None
-        or bool(newer.changed & older.terms)
-        or _related(newer, older, focus, cos)
-    )
+    if newer.changes:
+        return (
+            relation is not None
+            or bool(newer.changed & older.terms)
+            or _related(newer, older, focus, cos)
+        )
+    return marked and newer.present and bool(focus & newer.terms & older.terms)
 
 
 def untied_change(
@@ -308,23 +315,24 @@ def untied_change(
     named: Collection[str] = (),
     links: Mapping[frozenset[int], str] | None = None,
     similarity: float = 1.0,
+    marked: bool = False,
 ) -> bool:
     """Whether an aspect could still tie two statements: the question asks about an aspect
     and a newer statement of the subject announcing a change supersedes an older one of a
     different day by none of the other ties (then the semantic layer's aspects are worth
     reading; adding terms never unties a pair).
     """
-    if not any(term.startswith(aspect_term("")) for term in focus):
+    if not asks_about_aspect(focus):
         return False
     speakers = _subject_speakers(statements, named)
     chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
     return any(
-        newer.changes
+        (newer.changes or newer.present)
         and newer.speakers == older.speakers
         and newer.time is not None
         and older.time is not None
         and newer.time.date() > older.time.date()
-        and not _supersedes(newer, older, links or {}, focus, similarity)
+        and not _supersedes(newer, older, links or {}, focus, similarity, marked)
         for newer in chosen
         for older in chosen
     )
@@ -338,6 +346,7 @@ def supersede(
     links: Mapping[frozenset[int], str] | None = None,
     similarity: float = 1.0,
     newer_first: bool = True,
+    marked: bool = False,
 ) -> list[int]:
     """The order of the returned notes for a question about the present.
 
@@ -352,6 +361,9 @@ def supersede(
             about the same thing without sharing a focus term.
         newer_first: True for a question about the present; False for one about the
             state before a change.
+        marked: Whether the question says "now" (:attr:`StateQuestion.marked`): then a
+            newer statement of the present sharing a focus term with an older one also
+            supersedes it.
 
     Returns:
         The note ids, best first: each statement a newer one supersedes (see
@@ -364,7 +376,7 @@ def supersede(
         (newer.note_id, older.note_id)
         for newer in chosen
         for older in chosen
-        if _supersedes(newer, older, links or {}, focus, similarity)
+        if _supersedes(newer, older, links or {}, focus, similarity, marked)
     ]
     order = [st.note_id for st in statements]
     for _ in range(len(pairs) * len(order)):

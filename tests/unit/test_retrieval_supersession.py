@@ -13,17 +13,17 @@ from langmemcore.config import RetrievalConfig
 from langmemcore.retrieval.supersession import (
     CONFLICTS,
     Statement,
-    announces_change,
     asks_about_before,
+    asks_about_outcome,
     asks_about_present,
     aspect_terms,
-    changed_things,
     focus_terms,
     state_question,
     supersede,
     untied_change,
 )
 from langmemcore.text import TimeMention, content_stem_set
+from langmemcore.text.change import announces_change, changed_things, states_present
 
 
 def at(year: int, month: int) -> datetime:
@@ -42,7 +42,8 @@ def said(
     speakers = frozenset({speaker.lower()})
     changed = changed_things(text, keywords, speakers)
     terms = content_stem_set(text)
-    return Statement(note_id, speakers, when, terms, unit, announces_change(text), changed)
+    changes, present = announces_change(text), states_present(text)
+    return Statement(note_id, speakers, when, terms, unit, changes, changed, present)
 
 
 @pytest.mark.parametrize(
@@ -131,30 +132,6 @@ OLD_JOB = said(1, "Tomas", at(2022, 3), "I work as a pastry chef at a bakery in 
 NEW_JOB = said(2, "Tomas", at(2023, 5), "I quit the bakery. I now work at a roastery in Lisbon.")
 OTHER = said(3, "Tomas", at(2023, 6), "I read a great book about sourdough.")
 INES = said(4, "Ines", at(2024, 1), "I moved desks, I work from home on Fridays.")
-
-
-@pytest.mark.parametrize(
-    ("text", "changes"),
-    [
-        ("I quit the bakery in April.", True),
-        ("We moved to Hamburg in January.", True),
-        ("I no longer eat meat.", True),
-        ("I don't play with them any more.", True),
-        ("Luna passed away in July.", True),
-        ("I work as a pastry chef.", False),
-        ("We adopted a puppy called Bolt.", False),
-        ("My old phone got stolen on the bus.", True),
-        ("I dropped the evening classes.", True),
-        ("The wedding is off.", True),
-        ("The diet's over, I eat bread again.", True),
-        ("Our trip to Oslo was postponed.", True),
-        ("I put the guitar away for good.", True),
-        ("We're off to Spain tomorrow.", False),
-        ("I took the kids to the park.", False),
-    ],
-)
-def test_announces_change(text: str, changes: bool) -> None:
-    assert announces_change(text) is changes
 
 
 def test_a_newer_statement_announcing_a_change_moves_just_above_the_older() -> None:
@@ -250,13 +227,6 @@ def test_a_question_about_the_state_before_moves_the_older_statement_above_the_n
     assert supersede([NEW_JOB, OTHER], focus, newer_first=False) == [2, 3]
 
 
-def test_changed_things_are_the_keywords_a_change_names() -> None:
-    text = "Good news, Marek sold the Vespa. Marek bought a bike and a helmet."
-    keywords = ("vespa", "bike", "helmet", "marek")
-    assert changed_things(text, keywords, frozenset({"marek"})) == frozenset({"vespa"})
-    assert changed_things("Marek bought a bike.", ("bike",), frozenset({"marek"})) == frozenset()
-
-
 def test_a_change_naming_what_the_older_statement_speaks_of_supersedes_it() -> None:
     """No question word, aspect, gate edge or close embedding ties the two: the thing the
     newer statement says changed (the Vespa) is what the older one speaks of.
@@ -307,3 +277,47 @@ def test_an_untied_change_is_what_the_semantic_layers_aspects_could_still_tie() 
     # once the aspect is in both, the pair supersedes
     stated = replace(flat, terms=flat.terms | {"aspect:home"})
     assert supersede([stated, moved], home, named=("Sofia",)) == [2, 1]
+
+
+def test_a_statement_of_the_present_supersedes_only_for_a_question_saying_now() -> None:
+    """ "I have a real flat now" announces no change, but says how things stand: for
+    "Where does Farid live now?" it goes above the older flat; for "Where does Farid
+    live?" (no "now": the asker expects no change) the order stays.
+    """
+    dorm = said(1, "Farid", at(2017, 9), "A dormitory in Harburg, a tiny room near campus.")
+    flat = said(2, "Farid", at(2019, 12), "I have a real room in a flat in Altona now.")
+    assert flat.present and not flat.changes
+    home = frozenset({"live", "room"})
+    assert supersede([dorm, flat], home, named=("Farid",), marked=True) == [2, 1]
+    assert supersede([dorm, flat], home, named=("Farid",)) == [1, 2]
+    # Sharing no focus term with the older statement, it supersedes nothing.
+    assert supersede([dorm, flat], frozenset({"live"}), marked=True) == [1, 2]
+
+
+def test_state_question_marks_a_question_saying_now() -> None:
+    now = state_question(*plan("Where does Farid live now?", ("Farid",)), RetrievalConfig())
+    plain = state_question(*plan("Where does Farid live?", ("Farid",)), RetrievalConfig())
+    assert now is not None and now.marked
+    assert plain is not None and not plain.marked
+
+
+@pytest.mark.parametrize(
+    ("question", "outcome"),
+    [
+        ("Did Siobhan's Lisbon trip go ahead?", True),
+        ("Which long-distance walk did Rowan end up doing?", True),
+        ("How did the move to Leeds work out?", True),
+        ("Did Caroline go to the parade?", False),
+        ("What did Rowan plan before the injury? Did it go ahead?", False),
+    ],
+)
+def test_questions_about_how_things_turned_out(question: str, outcome: bool) -> None:
+    assert asks_about_outcome(question) is outcome
+
+
+def test_a_question_about_an_outcome_puts_the_newer_statement_first() -> None:
+    trip = "Did Siobhan's Lisbon trip go ahead?"
+    state = state_question(*plan(trip, ("Siobhan",)), RetrievalConfig())
+    assert state is not None and state.now
+    year = TimeMention(date(2020, 1, 1), date(2020, 12, 31), "year", "2020")
+    assert not asks_about_outcome("Did Siobhan's 2020 trip go ahead?", (year,))
