@@ -7,7 +7,6 @@ run them through the one loop bridge.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Sequence
 from contextlib import aclosing
 from datetime import datetime
@@ -17,19 +16,20 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from langmemcore._bridge import sync_twin
-from langmemcore._errors import ConfigurationError, InvalidInputError
+from langmemcore._errors import InvalidInputError
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import ProgressLike
-from langmemcore._validate import check_count, check_key, check_search
+from langmemcore._validate import check_count, check_search
 from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
 from langmemcore.construction.bulk import BulkIngest, IngestReport
 from langmemcore.construction.graph import ConstructionContext, build_construction_graph
 from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, checked_observation
-from langmemcore.construction.repair import RepairReport, forget_key
+from langmemcore.construction.maintenance import Maintenance
+from langmemcore.construction.repair import RepairReport
+from langmemcore.construction.rethread import RethreadReport
 from langmemcore.construction.topic_schedule import TopicSchedule
 from langmemcore.construction.topics import TopicSummary
-from langmemcore.construction.undo import undo_lineage, unmerge_note
 from langmemcore.embeddings import EmbeddingsLike, embedding_dims, resolve_embeddings
 from langmemcore.formal.capacity import CompactionReport
 from langmemcore.formal.config import FormalConfig
@@ -41,8 +41,7 @@ from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.retrieval.active import SearchMode, active_notes, check_mode
 from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.storage.database import Database
-from langmemcore.storage.migrations import ensure_schema
-from langmemcore.storage.repository import Repository
+from langmemcore.storage.migrations import open_schema
 
 __all__ = ["Memory"]
 
@@ -90,6 +89,7 @@ class Memory:
         self._retrieval_graph = build_retrieval_graph()
         self._topics = TopicSchedule(database, self.config)
         self.profiles = ProfileLayer(database)
+        self.maintenance = Maintenance(self._context)
 
     @classmethod
     async def aopen(
@@ -113,16 +113,8 @@ class Memory:
                 missing or behind head.
             ConfigurationError: The embedder's dimensions differ from the schema's.
         """
-        database = Database.connect(url)
         embedder = resolve_embeddings(embeddings)
-        await ensure_schema(database, lambda: embedding_dims(embedder))
-        dims = await database.check_schema()
-        actual = await asyncio.to_thread(embedding_dims, embedder)
-        if dims != actual:
-            raise ConfigurationError(
-                f"the schema stores {dims}-dimensional vectors but the embedder makes "
-                f"{actual}; use a matching embedder or a database migrated with --dims {actual}"
-            )
+        database = await open_schema(url, lambda: embedding_dims(embedder))
         return cls(
             database,
             embedder,
@@ -226,32 +218,31 @@ class Memory:
 
     async def aundo(self, namespace: Sequence[str], lineage_id: int) -> int:
         """Undo one lineage row (see :mod:`langmemcore.construction.undo`)."""
-        ns = validate_namespace(namespace)
-        check_count(lineage_id, "lineage_id", minimum=1)
-        async with Repository.open(self.database) as repo:
-            return await undo_lineage(
-                repo, ns, lineage_id, conflict_strength=self.config.link_threshold
-            )
+        return await self.maintenance.undo(namespace, lineage_id)
 
     async def aunmerge(self, namespace: Sequence[str], note_id: int) -> list[int]:
         """Split a merged note back into the notes it was built from."""
-        ns = validate_namespace(namespace)
-        check_count(note_id, "note_id", minimum=1)
-        async with Repository.open(self.database) as repo:
-            return await unmerge_note(
-                repo, ns, note_id, conflict_strength=self.config.link_threshold
-            )
+        return await self.maintenance.unmerge(namespace, note_id)
 
     async def aforget(self, namespace: Sequence[str], key: str) -> RepairReport | None:
         """Forget the observation stored under ``key`` and repair the notes built from it
-        (see :mod:`langmemcore.construction.repair`).
-
-        Returns:
-            What changed, or ``None`` when no observation has that key.
+        (see :mod:`langmemcore.construction.repair`; ``None``: no observation has it).
         """
-        ns = validate_namespace(namespace)
-        async with Repository.open(self.database) as repo:
-            return await forget_key(repo, ns, check_key(key), self._context)
+        return await self.maintenance.forget(namespace, key)
+
+    async def arethread(
+        self, namespace: Sequence[str], *, batch_size: int = 64, progress: ProgressLike = None
+    ) -> RethreadReport:
+        """Give the notes whose thread vector is still their own embedding (stored before
+        schema 0010, or rewritten by undo and repair) the one an ingest gives today; notes
+        without a lead keep theirs (see :mod:`langmemcore.construction.rethread`).
+
+        Args:
+            namespace: The namespace.
+            batch_size: Notes read, and thread texts embedded, per batch.
+            progress: ``True`` for a progress bar on stderr, or a ``(done, total)`` callback.
+        """
+        return await self.maintenance.rethread(namespace, batch_size=batch_size, progress=progress)
 
     async def asearch(
         self,
@@ -388,6 +379,7 @@ class Memory:
     undo = sync_twin(aundo)
     unmerge = sync_twin(aunmerge)
     forget = sync_twin(aforget)
+    rethread = sync_twin(arethread)
     search = sync_twin(asearch)
     feedback = sync_twin(afeedback)
     compact = sync_twin(acompact)

@@ -2,7 +2,8 @@
 
 demo runs the main job with zero configuration; ingest, search, stats and topics work on
 any namespace (search --active --llm openai:MODEL lets a tool-calling model walk memory);
-migrate, downgrade and doctor look after the schema and the set-up;
+migrate, downgrade and doctor look after the schema and the set-up, and rethread gives
+notes stored before schema 0010 their thread vectors;
 eval locomo measures evidence recall, eval frontier the utility-capacity frontier and
 eval knowledge-updates whether facts that change are found as they stand now and before.
 
@@ -25,6 +26,7 @@ from langmemcore.cli._memory import (
     cmd_eval_locomo,
     cmd_eval_updates,
     cmd_ingest,
+    cmd_rethread,
     cmd_search,
     cmd_stats,
     cmd_topics,
@@ -75,7 +77,7 @@ def _common() -> _Parser:
 
 
 def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
-    """``demo``, ``ingest``, ``search``, ``stats``, ``topics`` and ``profile``."""
+    """``demo``, ``ingest``, ``search``, ``stats``, ``topics``, ``profile`` and ``rethread``."""
     demo = sub.add_parser(
         "demo",
         parents=[common],
@@ -115,6 +117,14 @@ def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     profile.add_argument("--namespace", required=True, help="e.g. users.alice")
     profile.add_argument("--json", action="store_true", help="print the profile as JSON")
     profile.set_defaults(func=cmd_profile)
+
+    rethread = sub.add_parser(
+        "rethread",
+        parents=[common],
+        help="give notes stored before thread vectors (schema 0010) their thread vectors",
+    )
+    rethread.add_argument("--namespace", default=None, help="only this namespace and those below")
+    rethread.set_defaults(func=cmd_rethread)
 
 
 def _search_command(sub: argparse._SubParsersAction, common: _Parser) -> None:

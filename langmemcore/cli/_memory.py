@@ -227,6 +227,29 @@ def cmd_topics(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rethread(args: argparse.Namespace) -> int:
+    """Give the notes of every namespace (at or below ``--namespace``) whose thread vector
+    is still their own embedding the one an ingest gives today.
+    """
+    prefix = parse_namespace(args.namespace) if args.namespace else None
+
+    async def job(memory: Memory) -> list[str]:
+        lines = []
+        for counts in await memory_stats(memory.database, prefix):
+            if not counts.notes:
+                continue
+            report = await memory.arethread(counts.namespace, progress=True)
+            again = f", {report.changed} changed meanwhile (run again)" if report.changed else ""
+            lines.append(
+                f"{'.'.join(counts.namespace)}: {report.threaded} of {report.examined} notes "
+                f"given a thread vector, {report.unthreaded} without a lead{again}"
+            )
+        return lines or ["no notes to re-thread"]
+
+    print("\n".join(_with_memory(args, job)))
+    return 0
+
+
 def cmd_eval_locomo(args: argparse.Namespace) -> int:
     """Evaluate evidence recall@k on a LoCoMo file."""
     from langmemcore.eval.locomo_eval import EvalReport, evaluate_locomo

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, create_engine, pool, text
 from sqlalchemy.exc import OperationalError
 
 from alembic import command
-from langmemcore._errors import DatabaseUnavailableError, InvalidInputError
+from langmemcore._errors import ConfigurationError, DatabaseUnavailableError, InvalidInputError
 from langmemcore.storage._scripts import alembic_config, head_revision, script_location
 from langmemcore.storage.database import Database
 
@@ -25,6 +25,7 @@ __all__ = [
     "alembic_config",
     "downgrade",
     "ensure_schema",
+    "open_schema",
     "head_revision",
     "script_location",
     "upgrade",
@@ -98,6 +99,28 @@ async def ensure_schema(database: Database, dims: Callable[[], int]) -> bool:
     size = await asyncio.to_thread(dims)
     await asyncio.to_thread(upgrade, database, dims=size)
     return True
+
+
+async def open_schema(url: str | None, dims: Callable[[], int]) -> Database:
+    """Connect to ``url`` (else ``DATABASE_URL``, else the embedded server), with the
+    embedded server's schema created or upgraded on first use (:func:`ensure_schema`), and
+    check that its vectors have the embedder's ``dims()`` dimensions.
+
+    Raises:
+        MigrationRequiredError: A database named by a URL has a schema that is missing or
+            behind head.
+        ConfigurationError: The schema's dimensions differ from ``dims()``.
+    """
+    database = Database.connect(url)
+    await ensure_schema(database, dims)
+    stored = await database.check_schema()
+    actual = await asyncio.to_thread(dims)
+    if stored != actual:
+        raise ConfigurationError(
+            f"the schema stores {stored}-dimensional vectors but the embedder makes "
+            f"{actual}; use a matching embedder or a database migrated with --dims {actual}"
+        )
+    return database
 
 
 @contextmanager

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from langmemcore._namespace import encode_namespace
@@ -14,9 +14,9 @@ from langmemcore.storage.notes import append_queries as aq
 from langmemcore.storage.notes import lineage_queries as lq
 from langmemcore.storage.notes import queries as nq
 from langmemcore.storage.notes import removal_queries as rq
-from langmemcore.storage.notes import thread_queries as tq
 from langmemcore.storage.notes.lineage_access import LineageAccess
 from langmemcore.storage.notes.records import Appended, NoteContent
+from langmemcore.storage.notes.thread_access import ThreadAccess
 from langmemcore.storage.records import (
     DEFAULT_MAX_OBSERVATION_CHARS,
     ObservationRecord,
@@ -27,7 +27,7 @@ from langmemcore.storage.records import (
 __all__ = ["NoteAccess"]
 
 
-class NoteAccess(LineageAccess):
+class NoteAccess(LineageAccess, ThreadAccess):
     """Observations, notes, their sources, edges and lineage of a namespace, within one
     transaction.
     """
@@ -133,17 +133,6 @@ class NoteAccess(LineageAccess):
             return {}
         rows = await self._rows(nq.observation_hashes(encode_namespace(namespace), keys))
         return {k: h for k, h in rows}
-
-    async def observation_before(
-        self, namespace: Sequence[str], event_time: datetime, gap: timedelta
-    ) -> str | None:
-        """The text of the namespace's latest observation at or before ``event_time`` and
-        at most ``gap`` before it, if it has a speaker (the thread's predecessor of a turn
-        about to be stored at ``event_time``); ``None`` otherwise.
-        """
-        prepared = tq.observation_before(encode_namespace(namespace), event_time, gap)
-        row = (await self._rows(prepared)).first()
-        return None if row is None or not row[1] else str(row[0])
 
     async def has_observation(self, namespace: Sequence[str], observation_id: int) -> bool:
         """Whether the namespace has the observation ``observation_id``."""

@@ -1,18 +1,43 @@
-"""Pure SQL builder of the read that finds an observation's predecessor in its thread
-(see :attr:`langmemcore.config.ConstructionConfig.thread_gap`).
+"""Pure SQL builders of the reads and writes of threads: an observation's predecessor in
+its thread, and the notes whose thread vector is still their own embedding (see
+:attr:`langmemcore.config.ConstructionConfig.thread_gap`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from functools import cache
+from typing import Any
 
-from sqlalchemy import Interval, Select, bindparam, select
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    Interval,
+    Select,
+    Update,
+    bindparam,
+    func,
+    select,
+    true,
+    update,
+)
+from sqlalchemy.orm import aliased
 
-from langmemcore.storage.models import Observation
-from langmemcore.storage.prepared import Prepared, text_param, time_param
+from langmemcore.storage.models import ACTIVE, Note, NoteSource, Observation, vector_param
+from langmemcore.storage.prepared import (
+    Prepared,
+    number,
+    text_param,
+    time_param,
+    vector_bind,
+)
 
-__all__ = ["observation_before"]
+__all__ = ["observation_before", "set_thread_vector", "unthreaded_count", "unthreaded_notes"]
+
+
+def _gap() -> BindParameter[Any]:
+    return bindparam("gap", type_=Interval)
 
 
 @cache
@@ -23,7 +48,7 @@ def _observation_before() -> Select:
         .where(
             Observation.namespace == text_param("namespace"),
             Observation.event_time <= moment,
-            Observation.event_time >= moment - bindparam("gap", type_=Interval),
+            Observation.event_time >= moment - _gap(),
         )
         .order_by(Observation.event_time.desc(), Observation.id.desc())
         .limit(1)
@@ -36,3 +61,106 @@ def observation_before(namespace: str, event_time: datetime, gap: timedelta) -> 
     """
     values = {"namespace": namespace, "event_time": event_time, "gap": gap}
     return Prepared(_observation_before(), values)
+
+
+def _unthreaded(namespace: str = "namespace") -> tuple[ColumnElement[bool], ...]:
+    """Active notes of the namespace (bind parameter ``namespace``) whose thread vector
+    is their own embedding.
+    """
+    return (
+        Note.namespace == text_param(namespace),
+        Note.status == ACTIVE,
+        Note.thread_embedding == Note.embedding,
+    )
+
+
+@cache
+def _unthreaded_count() -> Select:
+    return select(func.count()).select_from(Note).where(*_unthreaded())
+
+
+def unthreaded_count(namespace: str) -> Prepared:
+    """How many active notes of the namespace have their own embedding as thread vector."""
+    return Prepared(_unthreaded_count(), {"namespace": namespace})
+
+
+@cache
+def _unthreaded_notes() -> Select:
+    latest = (
+        select(Observation.id, Observation.speaker, Observation.event_time)
+        .join(NoteSource, NoteSource.observation_id == Observation.id)
+        .where(NoteSource.note_id == Note.id)
+        .order_by(Observation.id.desc())
+        .limit(1)
+        .lateral("latest_source")
+    )
+    before = aliased(Observation, name="before")
+    lead = (
+        select(before.content, before.speaker, before.event_time)
+        .where(
+            before.namespace == Note.namespace,
+            before.id < latest.c.id,
+            before.event_time <= latest.c.event_time,
+            before.event_time >= latest.c.event_time - _gap(),
+        )
+        .order_by(before.event_time.desc(), before.id.desc())
+        .limit(1)
+        .lateral("lead")
+    )
+    return (
+        select(
+            Note.id,
+            Note.context,
+            latest.c.speaker,
+            latest.c.event_time,
+            lead.c.content,
+            lead.c.speaker,
+            lead.c.event_time,
+        )
+        .select_from(Note)
+        .join(latest, true())
+        .outerjoin(lead, true())
+        .where(*_unthreaded(), Note.id > number("after"))
+        .order_by(Note.id)
+        .limit(number("batch"))
+    )
+
+
+def unthreaded_notes(namespace: str, after: int, batch: int, gap: timedelta) -> Prepared:
+    """Up to ``batch`` of the namespace's unthreaded notes (see :func:`unthreaded_count`)
+    with ids above ``after``, by id: (``id``, ``context``, the latest source's ``speaker``
+    and ``event_time``, then ``content``, ``speaker`` and ``event_time`` of the observation
+    stored before that source at or before its time and at most ``gap`` earlier, the one
+    a one-at-a-time ingest in stored order reads as its lead; ``NULL`` when there is none).
+    """
+    values = {"namespace": namespace, "after": after, "batch": batch, "gap": gap}
+    return Prepared(_unthreaded_notes(), values)
+
+
+@cache
+def _set_thread_vector() -> Update:
+    return (
+        update(Note)
+        .where(
+            *_unthreaded("in_namespace"),
+            Note.id == number("note_id"),
+            Note.context == text_param("read_context"),
+        )
+        .values(thread_embedding=vector_bind("thread_vector"))
+        .returning(Note.id)
+    )
+
+
+def set_thread_vector(
+    namespace: str, note_id: int, context: str, thread_embedding: Sequence[float]
+) -> Prepared:
+    """Give an unthreaded note its thread vector, if its context is still ``context`` and
+    its thread vector still its own embedding (returns its id; no row: it changed since).
+    """
+    values = {
+        "in_namespace": namespace,
+        "note_id": note_id,
+        "read_context": context,
+        "thread_vector": vector_param(thread_embedding),
+    }
+    return Prepared(_set_thread_vector(), values)

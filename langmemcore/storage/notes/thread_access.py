@@ -1,0 +1,92 @@
+"""Data access to threads (see :mod:`~langmemcore.storage.notes.thread_queries`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from langmemcore._namespace import encode_namespace
+from langmemcore.storage._session import SessionBound
+from langmemcore.storage.notes import thread_queries as tq
+
+__all__ = ["Said", "ThreadAccess", "Unthreaded"]
+
+
+@dataclass(frozen=True)
+class Said:
+    """An observation as a thread reads it.
+
+    Attributes:
+        text: Its raw text.
+        speaker: Who said it, if known.
+        event_time: When it happened, if known.
+    """
+
+    text: str
+    speaker: str | None
+    event_time: datetime | None
+
+
+@dataclass(frozen=True)
+class Unthreaded:
+    """A note whose thread vector is still its own embedding.
+
+    Attributes:
+        note_id: The note.
+        context: Its context.
+        source: Its latest source (text left empty).
+        before: The observation a one-at-a-time ingest would have read as the latest
+            source's lead (at or before its time, at most the thread gap earlier), if any.
+    """
+
+    note_id: int
+    context: str
+    source: Said
+    before: Said | None
+
+
+class ThreadAccess(SessionBound):
+    """Threads of a namespace's observations and its notes' thread vectors, within one
+    transaction.
+    """
+
+    async def observation_before(
+        self, namespace: Sequence[str], event_time: datetime, gap: timedelta
+    ) -> str | None:
+        """The text of the namespace's latest observation at or before ``event_time`` and
+        at most ``gap`` before it, if it has a speaker (the thread's predecessor of a turn
+        about to be stored at ``event_time``); ``None`` otherwise.
+        """
+        prepared = tq.observation_before(encode_namespace(namespace), event_time, gap)
+        row = (await self._rows(prepared)).first()
+        return None if row is None or not row[1] else str(row[0])
+
+    async def unthreaded_count(self, namespace: Sequence[str]) -> int:
+        """How many active notes have their own embedding as thread vector."""
+        return int(await self._scalar(tq.unthreaded_count(encode_namespace(namespace))))
+
+    async def unthreaded_notes(
+        self, namespace: Sequence[str], after: int, batch: int, gap: timedelta
+    ) -> list[Unthreaded]:
+        """Up to ``batch`` unthreaded notes with ids above ``after``, by id, each with its
+        latest source and the observation before it (see
+        :func:`~langmemcore.storage.notes.thread_queries.unthreaded_notes`).
+        """
+        prepared = tq.unthreaded_notes(encode_namespace(namespace), after, batch, gap)
+        found = []
+        for note_id, context, speaker, time, text, before_speaker, before_time in await self._rows(
+            prepared
+        ):
+            before = None if text is None else Said(str(text), before_speaker, before_time)
+            found.append(Unthreaded(int(note_id), str(context), Said("", speaker, time), before))
+        return found
+
+    async def set_thread_vector(
+        self, namespace: Sequence[str], note_id: int, context: str, vector: Sequence[float]
+    ) -> bool:
+        """Give an unthreaded note its thread vector; ``False`` (nothing written) when its
+        context or thread vector changed since it was read.
+        """
+        prepared = tq.set_thread_vector(encode_namespace(namespace), note_id, context, vector)
+        return await self._scalar(prepared) is not None
