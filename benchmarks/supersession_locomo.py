@@ -27,7 +27,7 @@ from langmemcore.eval.locomo_eval import _ask_all, ingest_conversations
 from langmemcore.eval.metrics import DEFAULT_KS
 from langmemcore.eval.report import FULL, EvalReport
 from langmemcore.locomo import Conversation, load_locomo
-from langmemcore.retrieval.supersession import state_question
+from langmemcore.retrieval.state_question import state_question
 from langmemcore.text import analyze_query
 
 

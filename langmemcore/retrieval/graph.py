@@ -43,8 +43,8 @@ from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.profile_channel import order_by_profile, search_subjects
 from langmemcore.retrieval.propagation import propagation_channel
 from langmemcore.retrieval.state import Ctx, RetrievalContext, RetrievalInput, RetrievalState
+from langmemcore.retrieval.state_question import state_question
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
-from langmemcore.retrieval.supersession import state_question
 from langmemcore.storage.database import Database
 from langmemcore.storage.records import Scored
 from langmemcore.storage.repository import Repository

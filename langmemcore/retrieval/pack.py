@@ -10,15 +10,8 @@ from datetime import datetime
 
 from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.fusion import Fused, diversify
-from langmemcore.retrieval.supersession import (
-    CONFLICTS,
-    Statement,
-    StateQuestion,
-    aspect_term,
-    aspect_terms,
-    supersede,
-    untied_change,
-)
+from langmemcore.retrieval.state_question import StateQuestion, aspect_term, aspect_terms
+from langmemcore.retrieval.supersession import CONFLICTS, Statement, supersede, untied_change
 from langmemcore.storage.repository import Repository
 from langmemcore.storage.search.access import Evidence
 from langmemcore.text import content_stem_set, content_term_set, content_terms
@@ -210,6 +203,7 @@ async def _supersede(
         similarity=state.similarity,
         newer_first=state.now,
         marked=state.marked,
+        until=state.until,
     )
     if order == ids:
         return head

@@ -10,18 +10,16 @@ import numpy as np
 import pytest
 
 from langmemcore.config import RetrievalConfig
-from langmemcore.retrieval.supersession import (
-    CONFLICTS,
-    Statement,
+from langmemcore.retrieval.state_question import (
     asks_about_before,
     asks_about_outcome,
     asks_about_present,
     aspect_terms,
     focus_terms,
+    named_period_end,
     state_question,
-    supersede,
-    untied_change,
 )
+from langmemcore.retrieval.supersession import CONFLICTS, Statement, supersede, untied_change
 from langmemcore.text import TimeMention, content_stem_set
 from langmemcore.text.change import announces_change, changed_things, states_present
 
@@ -85,8 +83,16 @@ def test_questions_not_about_the_present(question: str) -> None:
     assert not asks_about_present(question)
 
 
+def mention(text: str, start: date, end: date, granularity: str) -> TimeMention:
+    return TimeMention(text=text, start=start, end=end, granularity=granularity)
+
+
+YEAR_2022 = mention("2022", date(2022, 1, 1), date(2022, 12, 31), "year")
+DAY = mention("on 3 May 2023", date(2023, 5, 3), date(2023, 5, 3), "day")
+
+
 def test_a_named_period_is_not_the_present() -> None:
-    year = TimeMention(date(2022, 1, 1), date(2022, 12, 31), "year", "2022")
+    year = YEAR_2022
     assert asks_about_present("Where does Tomas work?")
     assert not asks_about_present("Where does Tomas work?", (year,))
 
@@ -212,12 +218,47 @@ def test_questions_about_the_state_before_a_change(question: str, before: bool) 
     assert asks_about_before(question) is before
 
 
-def test_a_named_period_is_left_to_the_time_channel() -> None:
-    year = TimeMention(date(2022, 1, 1), date(2022, 12, 31), "year", "2022")
-    assert not asks_about_before("What did Ben drive before 2022?", (year,))
+def test_a_question_about_the_state_before_a_change_names_no_period() -> None:
+    assert not asks_about_before("What did Ben drive before 2022?", (YEAR_2022,))
     before = plan("What pet did Ines have before the puppy?", ("Ines",))
     read = state_question(*before, RetrievalConfig())
-    assert read is not None and not read.now and "pet" in read.focus
+    assert read is not None and not read.now and "pet" in read.focus and read.until is None
+
+
+def test_a_period_longer_than_a_weekend_is_a_state_a_day_an_event() -> None:
+    season = mention("summer 2021", date(2021, 6, 1), date(2021, 8, 31), "season")
+    weekend = mention("last weekend", date(2023, 4, 29), date(2023, 4, 30), "weekend")
+    assert named_period_end((YEAR_2022,)) == date(2022, 12, 31)
+    assert named_period_end((season, YEAR_2022)) == date(2022, 12, 31)
+    assert named_period_end((DAY, season)) == date(2021, 8, 31)
+    assert named_period_end((DAY,)) is None and named_period_end((weekend,)) is None
+    assert named_period_end(()) is None
+
+
+def test_state_question_reads_a_question_naming_a_period() -> None:
+    config = RetrievalConfig()
+    year = state_question("Where did Tomas work in 2022?", (YEAR_2022,), ("Tomas",), config)
+    assert year is not None and not year.now and year.until == date(2022, 12, 31)
+    day = state_question("Who did Maria have dinner with on 3 May 2023?", (DAY,), (), config)
+    assert day is None
+    off = RetrievalConfig(supersession=False)
+    assert state_question("Where did Tomas work in 2022?", (YEAR_2022,), (), off) is None
+
+
+def test_a_period_question_puts_first_what_was_said_by_its_end_and_superseded_after() -> None:
+    focus = frozenset({"work"})
+    said_then = supersede(
+        [NEW_JOB, OTHER, OLD_JOB], focus, newer_first=False, until=date(2022, 12, 31)
+    )
+    assert said_then == [1, 2, 3]
+    both_said = supersede(
+        [NEW_JOB, OTHER, OLD_JOB], focus, newer_first=False, until=date(2023, 12, 31)
+    )
+    assert both_said == [2, 3, 1]
+    none_said = supersede(
+        [NEW_JOB, OTHER, OLD_JOB], focus, newer_first=False, until=date(2021, 12, 31)
+    )
+    assert none_said == [2, 3, 1]
 
 
 def test_a_question_about_the_state_before_moves_the_older_statement_above_the_newer() -> None:

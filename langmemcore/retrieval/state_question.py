@@ -1,0 +1,217 @@
+"""The question as supersession reads it: about the present, about the state before a
+change, about how things turned out, or about a named period before a change.
+
+- :func:`asks_about_present` reads a question about how things stand now: it names no
+  date or period and no past marker ("used to", "before", "did", "ago", a past
+  participle), is neither modal nor in the present perfect, and says "now",
+  "currently", "still", "these days" ... or asks in the present tense ("Which band does
+  Ines play in?"); :func:`asks_about_before` reads a question about the state before a
+  change, :func:`asks_about_outcome` one about how things turned out.
+- A question naming a period longer than a weekend ("Where was Sanne living in 2020?",
+  "What was Mateus's job during the 2021 lockdown?") asks how things stood then: a
+  statement said by the period's end is the answer, one that supersedes it later is
+  history to come (:attr:`StateQuestion.until`). A question naming a day or a weekend asks
+  about what happened then, and is left to the time channel.
+- :func:`focus_terms` are the question's content words (stemmed) other than the names it
+  names and its present markers, and the profile aspects it asks about by their cue words
+  ("pet" for "What pet ..."; a statement about "my cat" or "a puppy" speaks of it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+
+from langmemcore.config import RetrievalConfig
+from langmemcore.profiles.question import text_aspects
+from langmemcore.text import TimeMention, content_stem_set
+from langmemcore.text.tokens import fold_apostrophes
+
+__all__ = [
+    "StateQuestion",
+    "asks_about_aspect",
+    "asks_about_before",
+    "asks_about_outcome",
+    "asks_about_present",
+    "aspect_term",
+    "aspect_terms",
+    "focus_terms",
+    "named_period_end",
+    "state_question",
+]
+
+_CURRENT = re.compile(
+    r"\b(?:now|currently|current|these days|at the moment|nowadays|at present|right now|"
+    r"still|anymore|any more|today|latest|lately|recently)\b",
+    re.IGNORECASE,
+)
+_PAST = re.compile(
+    r"\b(?:did|was|were|had|used to|use to|before|previously|formerly|former|originally|"
+    r"at first|earlier|ago|last|back then|back when|in the past|first|once)\b",
+    re.IGNORECASE,
+)
+_BEFORE = re.compile(
+    r"\b(?:before|used to|use to|previously|formerly|former|originally|at first|"
+    r"in the past|back then|earlier)\b",
+    re.IGNORECASE,
+)
+_OUTCOME = re.compile(
+    r"\b(?:end(?:ed)? up|in the end|go(?:ne)? ahead|went ahead|after all|"
+    r"eventually|happen(?:ed)?|work(?:ed)? out|turn(?:ed)? out)\b",
+    re.IGNORECASE,
+)
+_MODAL = re.compile(
+    r"\b(?:(?:would|could|might|should|will|may|shall|can)(?:n't)?|won't|shan't|can't)(?!\w)",
+    re.IGNORECASE,
+)
+_PERFECT = re.compile(
+    r"\b(?:has|have)\s+(?:\w+\s+){0,2}?(?:been|\w+ed|\w+en|read|seen|done|made|bought|"
+    r"met|gone|had|got|won|lost|found|built|begun|taught|heard|tried|visited)\b",
+    re.IGNORECASE,
+)
+_PARTICIPLE = re.compile(r"\b\w{3,}ed\b", re.IGNORECASE)
+_PRESENT = re.compile(
+    r"\b(?:does|do|is|are|has|have|(?:what|who|where|which|how)'s|\w+'re)\b", re.IGNORECASE
+)
+
+
+def asks_about_present(question: str, times: Sequence[TimeMention] = ()) -> bool:
+    """Whether the question asks how things stand now.
+
+    Args:
+        question: The question.
+        times: The dates and periods it names (any: it asks about them, not the present).
+
+    Returns:
+        True for "Where does Tomas work now?" or "Which band does Ines play in?"; False
+        for "Where did Tomas work in 2022?", "What pet did Ines have before the puppy?",
+        questions in the past tense, modal ones ("What would Caroline choose?") and
+        those in the present perfect ("What books has Melanie read?": what happened up
+        to now, not a state a newer one replaces).
+    """
+    if times:
+        return False
+    text = fold_apostrophes(question)
+    if _PAST.search(text) or _MODAL.search(text) or _PERFECT.search(text):
+        return False
+    if _CURRENT.search(text):
+        return True
+    return not _PARTICIPLE.search(text) and bool(_PRESENT.search(text))
+
+
+@lru_cache(maxsize=8192)
+def aspect_terms(text: str) -> frozenset[str]:
+    """The profile aspects a text speaks of by their cue words, as terms (``"aspect:pet"``
+    for "my cat", "a puppy", "What pet ..."), so that a question's aspect ties statements
+    that share none of its words (:func:`~langmemcore.profiles.question.text_aspects`).
+    Cached like :func:`~langmemcore.text.content_stem_set`: packing reads the same note
+    contexts search after search.
+    """
+    return frozenset(aspect_term(aspect) for aspect in text_aspects(text))
+
+
+def aspect_term(aspect: str) -> str:
+    """The term a profile aspect adds to a statement's terms and a question's focus."""
+    return f"aspect:{aspect}"
+
+
+def focus_terms(question: str, entities: Collection[str] = ()) -> frozenset[str]:
+    """The stems of what the question asks about: its content words without the names
+    it names and its present markers ("Where does Tomas work these days?" -> ``work``),
+    and the aspects it asks about (:func:`aspect_terms`).
+    """
+    text = _CURRENT.sub(" ", fold_apostrophes(question))
+    names = content_stem_set(" ".join(entities)) if entities else frozenset()
+    return (content_stem_set(text) - names) | aspect_terms(question)
+
+
+def asks_about_before(question: str, times: Sequence[TimeMention] = ()) -> bool:
+    """Whether the question asks how things stood before a change, naming no date or
+    period ("What pet did Ines have before the puppy?", "Where did Nadia use to live?"; a
+    named period is the time channel's).
+    """
+    return not times and bool(_BEFORE.search(fold_apostrophes(question)))
+
+
+def asks_about_outcome(question: str, times: Sequence[TimeMention] = ()) -> bool:
+    """Whether the question asks how things turned out, naming no date or period and not
+    the state before a change ("Did Siobhan's Lisbon trip go ahead?", "Which walk did Rowan
+    end up doing?", "How did the move work out?"): the latest word on it answers.
+    """
+    if times or asks_about_before(question, times):
+        return False
+    return bool(_OUTCOME.search(fold_apostrophes(question)))
+
+
+@dataclass(frozen=True)
+class StateQuestion:
+    """A question about the present state, the state before a change or the state in a
+    named period, as supersession needs it.
+
+    Attributes:
+        focus: Its :func:`focus_terms`.
+        named: The people it names.
+        similarity: Cosine similarity at or above which two statements are about the same
+            thing without sharing a focus term.
+        now: True: it asks about the present (the newer statement first); False: about
+            the state before a change or in a named period (the older first).
+        marked: Whether it says "now", "still", "these days" ...: the asker expects a
+            change, so a newer statement of how things stand now
+            (:func:`~langmemcore.text.change.states_present`) supersedes too.
+        until: For a question naming a period (:func:`named_period_end`): its last day;
+            only a statement said by then, superseded by one said after it, goes first.
+    """
+
+    focus: frozenset[str]
+    named: tuple[str, ...]
+    similarity: float
+    now: bool = True
+    marked: bool = False
+    until: date | None = None
+
+
+def state_question(
+    question: str,
+    times: Sequence[TimeMention],
+    entities: tuple[str, ...],
+    config: RetrievalConfig,
+) -> StateQuestion | None:
+    """The question as supersession reads it (with the dates and the names a query plan
+    found in it), when it asks about the present, the state before a change or the
+    state in a named period and the settings switch supersession on (else ``None``).
+    """
+    if not config.supersession:
+        return None
+    until = named_period_end(times)
+    if asks_about_present(question, times) or asks_about_outcome(question, times):
+        now = True
+    elif not asks_about_before(question, times) and until is None:
+        return None
+    else:
+        now = False
+    focus = focus_terms(question, entities)
+    marked = bool(_CURRENT.search(fold_apostrophes(question)))
+    similarity = config.supersession_similarity
+    return StateQuestion(focus, entities, similarity, now, marked, until)
+
+
+def asks_about_aspect(focus: frozenset[str]) -> bool:
+    """Whether a question's focus names a profile aspect (a person's home, work, pet ...:
+    one value at a time, which a statement of the present replaces).
+    """
+    return any(term.startswith(aspect_term("")) for term in focus)
+
+
+_EVENT_SPANS = frozenset({"day", "weekend"})
+
+
+def named_period_end(times: Sequence[TimeMention]) -> date | None:
+    """The last day of the periods a question names, when any is longer than a weekend (a
+    year, a season, a month, a week, a fuzzy span: a state held then); ``None`` when it
+    names none or only days and weekends (what happened then, an event).
+    """
+    spans = [t for t in times if t.granularity not in _EVENT_SPANS]
+    return max(t.end for t in spans) if spans else None
