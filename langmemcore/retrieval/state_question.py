@@ -6,7 +6,9 @@ change, about how things turned out, or about a named period before a change.
   participle), is neither modal nor in the present perfect, and says "now",
   "currently", "still", "these days" ... or asks in the present tense ("Which band does
   Ines play in?"); :func:`asks_about_before` reads a question about the state before a
-  change, :func:`asks_about_outcome` one about how things turned out.
+  change, :func:`asks_about_then` one in the past tense about the state in a situation it
+  names by what happened then ("when she lived in Cork"), :func:`asks_about_outcome` one
+  about how things turned out.
 - A question naming a period longer than a weekend ("Where was Sanne living in 2020?",
   "What was Mateus's job during the 2021 lockdown?") asks how things stood then: a
   statement said by the period's end is the answer, one that supersedes it later is
@@ -36,6 +38,7 @@ __all__ = [
     "asks_about_before",
     "asks_about_outcome",
     "asks_about_present",
+    "asks_about_then",
     "aspect_term",
     "aspect_terms",
     "focus_terms",
@@ -58,6 +61,7 @@ _BEFORE = re.compile(
     r"in the past|back then|earlier)\b",
     re.IGNORECASE,
 )
+_THEN = re.compile(r"\w.*\b(?:when|while|during)\b", re.IGNORECASE)
 _OUTCOME = re.compile(
     r"\b(?:end(?:ed)? up|in the end|go(?:ne)? ahead|went ahead|after all|"
     r"eventually|happen(?:ed)?|work(?:ed)? out|turn(?:ed)? out)\b",
@@ -136,6 +140,16 @@ def asks_about_before(question: str, times: Sequence[TimeMention] = ()) -> bool:
     return not times and bool(_BEFORE.search(fold_apostrophes(question)))
 
 
+def asks_about_then(question: str, times: Sequence[TimeMention] = ()) -> bool:
+    """Whether the question, in the past tense, asks how things stood in a past situation
+    it names by what happened then instead of a date ("What was Orla's cat called when
+    she lived in Cork?", "Where was Rohan living while he prepared for UPSC?"): the
+    situation a later change ended, as "before" would name it.
+    """
+    text = fold_apostrophes(question)
+    return not times and bool(_PAST.search(text)) and bool(_THEN.search(text))
+
+
 def asks_about_outcome(question: str, times: Sequence[TimeMention] = ()) -> bool:
     """Whether the question asks how things turned out, naming no date or period and not
     the state before a change ("Did Siobhan's Lisbon trip go ahead?", "Which walk did Rowan
@@ -188,7 +202,9 @@ def state_question(
     until = named_period_end(times)
     if asks_about_present(question, times) or asks_about_outcome(question, times):
         now = True
-    elif not asks_about_before(question, times) and until is None:
+    elif not (asks_about_before(question, times) or asks_about_then(question, times)) and (
+        until is None
+    ):
         return None
     else:
         now = False

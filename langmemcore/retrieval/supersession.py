@@ -7,9 +7,9 @@ Memory keeps every statement: after "I work as a pastry chef in Porto" and, a ye
 Mem0 do with a fact a newer one invalidates, when a returned note supersedes another (one
 speaker, a later day, the same thing), a question about the present puts the newer just
 above the older, which stays in the list as history; a question about the state before a
-change ("before the puppy", "used to") puts the older just above the newer, and so does
-one naming a period the older was said in and the newer after ("Where did Tomas work in
-2022?"); a question about how things turned out ("Did the Lisbon trip go ahead?", "Which
+change ("before the puppy", "used to", "when she lived in Cork") puts the older just above
+the newer, and so does one naming a period the older was said in and the newer after
+("Where did Tomas work in 2022?"); a question about how things turned out ("Did the Lisbon trip go ahead?", "Which
 walk did Rowan end up doing?") puts the newer first, as one about the present does. Any
 other question (past tense, modal, present perfect, a day) is left to the fusion and the
 time channel. How a question is read: :mod:`~langmemcore.retrieval.state_question`.

@@ -14,6 +14,7 @@ from langmemcore.retrieval.state_question import (
     asks_about_before,
     asks_about_outcome,
     asks_about_present,
+    asks_about_then,
     aspect_terms,
     focus_terms,
     named_period_end,
@@ -223,6 +224,28 @@ def test_a_question_about_the_state_before_a_change_names_no_period() -> None:
     before = plan("What pet did Ines have before the puppy?", ("Ines",))
     read = state_question(*before, RetrievalConfig())
     assert read is not None and not read.now and "pet" in read.focus and read.until is None
+
+
+@pytest.mark.parametrize(
+    ("question", "then"),
+    [
+        ("What was Orla's cat called when she lived in Cork?", True),
+        ("Where was Rohan living while he prepared for UPSC?", True),
+        ("What did Hoa study during her year in Leipzig?", True),
+        ("When did Orla move to Cork?", False),
+        ("Where does Orla stay when she is in Cork?", False),
+        ("What was Orla's cat called?", False),
+    ],
+)
+def test_questions_about_the_state_in_a_past_situation(question: str, then: bool) -> None:
+    assert asks_about_then(question) is then
+
+
+def test_a_past_situation_reads_as_the_state_before_a_change() -> None:
+    question = plan("What pet did Ines have when she lived in Porto?", ("Ines",))
+    read = state_question(*question, RetrievalConfig())
+    assert read is not None and not read.now and read.until is None
+    assert not asks_about_then("What pet did Ines have when she lived in Porto?", (YEAR_2022,))
 
 
 def test_a_period_longer_than_a_weekend_is_a_state_a_day_an_event() -> None:
