@@ -19,6 +19,7 @@ from datetime import datetime
 from langmemcore.config import ConstructionConfig
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.text import content_term_set, content_terms
+from langmemcore.text.change import announces_change
 
 __all__ = [
     "Candidate",
@@ -180,14 +181,18 @@ def _tag(draft: NoteDraft, candidate: Candidate) -> str | None:
 
 
 def judge(draft: NoteDraft, candidate: Candidate, config: ConstructionConfig) -> Decision:
-    """The offline verdict on one candidate."""
+    """The offline verdict on one candidate. A draft that announces a change ("I quit
+    the bakery", "I've given up keto": :func:`~langmemcore.text.change.announces_change`)
+    is new information however close it is to the note it changes: it is linked, never
+    merged, so the older statement stays a note of its own for supersession to order.
+    """
     overlap = keyword_overlap(draft.keywords, candidate.keywords)
     strength = calibrated_strength(candidate.similarity, overlap, config)
     relation = detect_relation(draft.context, candidate.context, strength, config)
     basis = f"cosine {candidate.similarity:.2f}, keyword overlap {overlap:.2f}"
     if relation == "conflicts" and strength >= config.link_threshold:
         operation, why = "link", f"conflicting ({basis}): opposite polarity"
-    elif strength >= config.merge_threshold:
+    elif strength >= config.merge_threshold and not announces_change(draft.context):
         operation, why = "merge", f"redundant ({basis})"
     elif strength >= config.link_threshold:
         operation, why = "link", f"complementary ({basis})"

@@ -9,10 +9,11 @@ speaker, a later day, the same thing), a question about the present puts the new
 above the older, which stays in the list as history; a question about the state before a
 change ("before the puppy", "used to", "when she lived in Cork") puts the older just above
 the newer, and so does one naming a period the older was said in and the newer after
-("Where did Tomas work in 2022?"); a question about how things turned out ("Did the Lisbon trip go ahead?", "Which
-walk did Rowan end up doing?") puts the newer first, as one about the present does. Any
-other question (past tense, modal, present perfect, a day) is left to the fusion and the
-time channel. How a question is read: :mod:`~langmemcore.retrieval.state_question`.
+("Where did Tomas work in 2022?"); a question about how things turned out ("Did the
+Lisbon trip go ahead?", "Which walk did Rowan end up doing?") puts the newer first, as one
+about the present does. Any other question (past tense, modal, present perfect, a day) is
+left to the fusion and the time channel. How a question is read:
+:mod:`~langmemcore.retrieval.state_question`.
 
 The decision is pure: :func:`supersede`. A newer statement supersedes an older one of the
 same speaker (the person the question names, when it names a speaker of them) when the

@@ -86,6 +86,15 @@ def test_conflict_links_with_contrast_and_never_merges() -> None:
     assert [(d.note_id, d.relation) for d in result.links] == [(9, "conflicts")]
 
 
+def test_a_change_is_linked_to_the_note_it_changes_never_merged() -> None:
+    change = draft("Caroline gave the dog to her sister, no more dog for her.")
+    close = cand(4, 0.97)
+    assert decide(draft(), [close], CONFIG).operation == "merge"
+    result = decide(change, [close], CONFIG)
+    assert result.operation == "append"
+    assert [d.note_id for d in result.links] == [4]
+
+
 def test_full_notes_take_no_more_sources() -> None:
     full = cand(3, 0.99, sources=CONFIG.max_sources_per_note)
     result = decide(draft(), [full], CONFIG)
