@@ -186,7 +186,7 @@ async def test_unmerge_writes_again_the_conflict_edge_of_a_merged_replacement(
     items = [
         ("a", "Nadia", "I live in Lyon.", 0),
         ("c", "Nadia", "We visited Hamburg last month and loved it.", 1),
-        ("m", "Nadia", "We moved to Hamburg last month and love it.", 60),
+        ("m", "Nadia", "We live in Hamburg since last month and love it.", 60),
     ]
     report = await memory.aingest_many(ns, observations(items))
     lyon, visit = report.results[0].note_id, report.results[1].note_id
