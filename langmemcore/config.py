@@ -301,8 +301,9 @@ class RetrievalConfig:
     does Ines play in?") orders the newer of two returned statements of one speaker about
     the same thing first, the older just below it as history
     (:mod:`~langmemcore.retrieval.supersession`); a question about the state before a
-    change ("... before the puppy?", "used to") gets the older just above the newer. A
-    question naming a date or period is left to the time channel. Offline too: on the
+    change ("... before the puppy?", "used to", "... when she lived in Cork?") or in a
+    named period longer than a weekend ("... in 2019?") gets the older just above the
+    newer; a question naming a day is left to the time channel. Offline too: on the
     project's knowledge-update set it ranks the newer statement first for 36 of 36
     current-state questions instead of 13, on a blind set for 52 of 67 instead of 44 with
     session 9's rules; on the LoCoMo dev split it re-orders 20 of 383 searches (R@5 -0.5,
