@@ -10,10 +10,11 @@ change, about how things turned out, or about a named period before a change.
   names by what happened then ("when she lived in Cork"), :func:`asks_about_outcome` one
   about how things turned out.
 - A question naming a period longer than a weekend ("Where was Sanne living in 2020?",
-  "What was Mateus's job during the 2021 lockdown?") asks how things stood then: a
-  statement said by the period's end is the answer, one that supersedes it later is
-  history to come (:attr:`StateQuestion.until`). A question naming a day or a weekend asks
-  about what happened then, and is left to the time channel.
+  "What is Kenji's plan as of 2019?") asks how things stood then: a statement said by the
+  period's end is the answer, one that supersedes it later is history to come, and in
+  the present tense the latest said by then (:attr:`StateQuestion.until`). A question
+  naming a day or a weekend asks about what happened then, and is left to the time
+  channel.
 - :func:`focus_terms` are the question's content words (stemmed) other than the names it
   names and its present markers, and the profile aspects it asks about by their cue words
   ("pet" for "What pet ..."; a statement about "my cat" or "a puppy" speaks of it).
@@ -175,8 +176,12 @@ class StateQuestion:
         marked: Whether it says "now", "still", "these days" ...: the asker expects a
             change, so a newer statement of how things stand now
             (:func:`~langmemcore.text.change.states_present`) supersedes too.
-        until: For a question naming a period (:func:`named_period_end`): its last day;
-            only a statement said by then, superseded by one said after it, goes first.
+        until: For a question naming a period (:func:`named_period_end`): its last day.
+            The state then is the latest statement said by that day: one superseded
+            after it goes first; of two said by then, the newer goes first when the
+            question asks in the present tense or about an outcome ("What is Kenji's
+            plan as of 2019?", ``now``) and keeps its place in the past tense ("Where
+            was Jo living in 2021?": the older may be the one meant).
     """
 
     focus: frozenset[str]
@@ -202,12 +207,12 @@ def state_question(
     until = named_period_end(times)
     if asks_about_present(question, times) or asks_about_outcome(question, times):
         now = True
-    elif not (asks_about_before(question, times) or asks_about_then(question, times)) and (
-        until is None
-    ):
-        return None
-    else:
+    elif until is not None:
+        now = asks_about_present(question) or asks_about_outcome(question)
+    elif asks_about_before(question, times) or asks_about_then(question, times):
         now = False
+    else:
+        return None
     focus = focus_terms(question, entities)
     marked = bool(_CURRENT.search(fold_apostrophes(question)))
     similarity = config.supersession_similarity

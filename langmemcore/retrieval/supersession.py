@@ -181,27 +181,29 @@ def supersede(
             (:attr:`~langmemcore.retrieval.state_question.StateQuestion.marked`): then a
             newer statement of the present sharing a focus term with an older one also
             supersedes it.
-        until: The last day of the period the question names: only pairs whose older
-            statement was said by then and whose newer one after it count.
+        until: The last day of the period the question names: a pair whose older
+            statement was said by then and newer one after it puts the older first; a
+            pair both said by then puts the newer first when ``newer_first``; a pair
+            said after it stays (see :func:`_ahead`).
 
     Returns:
         The note ids, best first: each statement a newer one supersedes (see
         :func:`_supersedes`) has the newer one just above it (``newer_first``), or sits
-        just above the newer one (not ``newer_first``); every other note keeps its order.
+        just above the newer one (not ``newer_first``), within a named period as
+        ``until`` says; every other note keeps its order.
     """
     speakers = _subject_speakers(statements, named)
     chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
-    pairs = [
-        (newer.note_id, older.note_id)
+    ahead = [
+        pair
         for newer in chosen
         for older in chosen
         if _supersedes(newer, older, links or {}, focus, similarity, marked)
-        and (until is None or _straddles(newer, older, until))
+        and (pair := _ahead(newer, older, newer_first, until)) is not None
     ]
     order = [st.note_id for st in statements]
-    for _ in range(len(pairs) * len(order)):
+    for _ in range(len(ahead) * len(order)):
         place = {note_id: n for n, note_id in enumerate(order)}
-        ahead = pairs if newer_first else [(o, n) for n, o in pairs]
         wrong = [(place[b], place[a], a) for a, b in ahead if place[b] < place[a]]
         if not wrong:
             break
@@ -211,8 +213,19 @@ def supersede(
     return order
 
 
-def _straddles(newer: Statement, older: Statement, until: date) -> bool:
-    """Whether ``older`` was said by ``until`` and ``newer`` after it."""
-    if newer.time is None or older.time is None:
-        return False
-    return older.time.date() <= until < newer.time.date()
+def _ahead(
+    newer: Statement, older: Statement, newer_first: bool, until: date | None
+) -> tuple[int, int] | None:
+    """Which of a superseding pair goes first (``(first, second)``), or ``None`` to leave
+    both where they are: with no named period the newer when ``newer_first``, else the
+    older; with one ending on ``until``, the older when only it was said by then, the
+    newer when both were and ``newer_first``, neither when the older was said after it.
+    """
+    first = (newer.note_id, older.note_id) if newer_first else (older.note_id, newer.note_id)
+    if until is None:
+        return first
+    if newer.time is None or older.time is None or older.time.date() > until:
+        return None
+    if newer.time.date() > until:
+        return older.note_id, newer.note_id
+    return first if newer_first else None

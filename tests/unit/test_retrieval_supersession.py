@@ -268,6 +268,23 @@ def test_state_question_reads_a_question_naming_a_period() -> None:
     assert state_question("Where did Tomas work in 2022?", (YEAR_2022,), (), off) is None
 
 
+def test_a_present_tense_question_about_a_period_asks_the_state_as_of_its_end() -> None:
+    config = RetrievalConfig()
+    as_of = state_question("What is Kenji's plan as of 2022?", (YEAR_2022,), ("Kenji",), config)
+    assert as_of is not None and as_of.now and as_of.until == date(2022, 12, 31)
+    outcome = state_question("What did Wade end up planting in 2022?", (YEAR_2022,), (), config)
+    assert outcome is not None and outcome.now
+
+
+def test_of_two_statements_said_by_a_periods_end_the_present_tense_puts_the_newer_first() -> None:
+    focus = frozenset({"work"})
+    late = date(2023, 12, 31)
+    assert supersede([OLD_JOB, OTHER, NEW_JOB], focus, until=late) == [2, 1, 3]
+    assert supersede([OLD_JOB, OTHER, NEW_JOB], focus, newer_first=False, until=late) == [1, 3, 2]
+    straddled = supersede([NEW_JOB, OTHER, OLD_JOB], focus, until=date(2022, 12, 31))
+    assert straddled == [1, 2, 3]
+
+
 def test_a_period_question_puts_first_what_was_said_by_its_end_and_superseded_after() -> None:
     focus = frozenset({"work"})
     said_then = supersede(
