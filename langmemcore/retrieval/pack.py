@@ -10,7 +10,11 @@ from datetime import datetime
 
 from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.fusion import Fused, diversify
-from langmemcore.retrieval.state_question import StateQuestion, aspect_term, aspect_terms
+from langmemcore.retrieval.state_question import (
+    StateQuestion,
+    aspect_term,
+    statement_aspect_terms,
+)
 from langmemcore.retrieval.supersession import CONFLICTS, Statement, supersede, untied_change
 from langmemcore.storage.repository import Repository
 from langmemcore.storage.search.access import Evidence
@@ -137,7 +141,7 @@ def statement_of(note: Evidence, stated: Mapping[str, frozenset[str]] | None = N
         note.id,
         speakers,
         max(times) if times else None,
-        content_stem_set(note.context) | aspect_terms(note.context) | profile,
+        content_stem_set(note.context) | statement_aspect_terms(note.context) | profile,
         note.vector,
         announces_change(note.context),
         changed_things(note.context, tuple(note.keywords), speakers),

@@ -50,7 +50,7 @@ class Statement:
         note_id: The note.
         speakers: Who said its source observations (lowercase).
         time: The latest event time of its sources, if known.
-        terms: The stems of its context's content words, its :func:`aspect_terms`, and
+        terms: The stems of its context's content words, its :func:`statement_aspect_terms`, and
             the aspects the semantic layer read in its sources (as :func:`aspect_term`).
         vector: Its normalised embedding.
         changes: Whether its text announces a change

@@ -1,0 +1,81 @@
+"""The aspects a statement speaks of by the words it names, and supersession reading them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+
+from langmemcore.profiles.question import text_aspects
+from langmemcore.profiles.statement_cues import statement_aspects
+from langmemcore.retrieval.state_question import focus_terms, statement_aspect_terms
+from langmemcore.retrieval.supersession import Statement, supersede
+from langmemcore.text import content_stem_set
+from langmemcore.text.change import announces_change, changed_things, states_present
+
+
+@pytest.mark.parametrize(
+    ("text", "aspect"),
+    [
+        ("Same as ever, I'm still in the same flat off Allen Avenue", "home"),
+        ("Still living with my mom in Soweto, saving saving saving", "home"),
+        ("the landlord finally fixed the boiler", "home"),
+        ("Graveyard shift again at the call center, I sleep at 9am", "work"),
+        ("Ten years a pharmacist and they still ask me about colds", "work"),
+        ("Barney sends his regards, the old Labrador is asleep on my feet", "pet"),
+        ("The old Toyota failed its inspection again", "vehicle"),
+        ("I've been doing pottery on Tuesdays", "hobby"),
+    ],
+)
+def test_a_statement_speaks_of_an_aspect_by_the_words_it_names(text: str, aspect: str) -> None:
+    assert aspect in statement_aspects(text)
+    assert f"aspect:{aspect}" in statement_aspect_terms(text)
+
+
+def test_a_statement_keeps_the_aspects_its_cue_words_name() -> None:
+    text = "We moved to Leeds and I work at the library now"
+    assert set(text_aspects(text)) <= set(statement_aspects(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "go HOME, you need sleep",
+        "see you at my place later",
+        "the weather was lovely all weekend",
+    ],
+)
+def test_words_too_common_to_name_an_aspect_name_none(text: str) -> None:
+    assert "home" not in statement_aspects(text)
+    assert not {"work", "pet"} & set(statement_aspects(text))
+
+
+def test_the_question_side_cues_do_not_read_a_dwelling_as_a_home() -> None:
+    flat = "I'm still in the same flat off Allen Avenue"
+    assert "home" not in text_aspects(flat)
+    assert "home" in statement_aspects(flat)
+
+
+def said(note_id: int, year: int, text: str) -> Statement:
+    speakers = frozenset({"tunde"})
+    return Statement(
+        note_id,
+        speakers,
+        datetime(year, 6, 1, tzinfo=UTC),
+        content_stem_set(text) | statement_aspect_terms(text),
+        None,
+        announces_change(text),
+        changed_things(text, (), speakers),
+        states_present(text),
+    )
+
+
+def test_a_change_supersedes_a_statement_naming_a_dwelling_for_a_question_about_home() -> None:
+    older = said(1, 2018, "I'm still in the same flat off Allen Avenue, second floor")
+    newer = said(2, 2021, "I moved to Abuja in June, the company transferred me")
+    focus = focus_terms("Which city does Tunde live in these days?", ("Tunde",))
+    assert supersede([older, newer], focus, named=("Tunde",)) == [2, 1]
+    # read by the question's cue words alone, the flat states no home: nothing ties the two
+    bare = replace(older, terms=content_stem_set("I'm still in the same flat off Allen Avenue"))
+    assert supersede([bare, newer], focus, named=("Tunde",)) == [1, 2]
