@@ -11,6 +11,7 @@ occupations, places of work, animals, vehicles, activities ...), matched by stem
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 
 from langmemcore.profiles import _parse_words as words
@@ -49,10 +50,17 @@ _STEMS: dict[str, frozenset[str]] = {
 def statement_aspects(text: str) -> tuple[str, ...]:
     """The aspects a statement speaks of, in `ASPECTS` order: those its cue words name
     (:func:`~langmemcore.profiles.question.text_aspects`) and those a word of its names
-    by class ("my flatmate" -> home, "a night shift" -> work, "the Labrador" -> pet).
+    by class ("my flatmate" -> home, "a night shift" -> work, "the Labrador" -> pet; a
+    "café" is a "cafe").
     Cached: packing reads the same note contexts search after search.
     """
     cued = set(text_aspects(text))
-    stems = content_stem_set(text)
+    stems = content_stem_set(_without_accents(text))
     classed = {aspect for aspect, known in _STEMS.items() if stems & known}
     return tuple(aspect for aspect in ASPECTS if aspect in cued | classed)
+
+
+def _without_accents(text: str) -> str:
+    """``text`` with its letters' accents dropped ("café" -> "cafe")."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))

@@ -15,7 +15,13 @@ from langmemcore.retrieval.state_question import (
     aspect_term,
     statement_aspect_terms,
 )
-from langmemcore.retrieval.supersession import CONFLICTS, Statement, supersede, untied_change
+from langmemcore.retrieval.supersession import (
+    CONFLICTS,
+    Statement,
+    period_first,
+    supersede,
+    untied_change,
+)
 from langmemcore.storage.repository import Repository
 from langmemcore.storage.search.access import Evidence
 from langmemcore.text import content_stem_set, content_term_set, content_terms
@@ -209,6 +215,15 @@ async def _supersede(
         marked=state.marked,
         until=state.until,
     )
+    if state.since is not None and state.until is not None:
+        by_note = {st.note_id: st for st in statements}
+        order = period_first(
+            [by_note[n] for n in order],
+            state.focus,
+            named=state.named,
+            since=state.since,
+            until=state.until,
+        )
     if order == ids:
         return head
     count(superseded=1)

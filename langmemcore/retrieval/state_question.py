@@ -45,6 +45,7 @@ __all__ = [
     "aspect_terms",
     "focus_terms",
     "named_period_end",
+    "named_period_start",
     "state_question",
     "statement_aspect_terms",
 ]
@@ -64,6 +65,7 @@ _BEFORE = re.compile(
     r"in the past|back then|earlier)\b",
     re.IGNORECASE,
 )
+_PARTICIPANT = re.compile(r"\b(?:and|with) (?:his|her|their|my|your|our) \w+", re.IGNORECASE)
 _THEN = re.compile(r"\w.*\b(?:when|while|during)\b", re.IGNORECASE)
 _OUTCOME = re.compile(
     r"\b(?:end(?:ed)? up|in the end|go(?:ne)? ahead|went ahead|after all|"
@@ -137,11 +139,13 @@ def aspect_term(aspect: str) -> str:
 def focus_terms(question: str, entities: Collection[str] = ()) -> frozenset[str]:
     """The stems of what the question asks about: its content words without the names
     it names and its present markers ("Where does Tomas work these days?" -> ``work``),
-    and the aspects it asks about (:func:`aspect_terms`).
+    and the aspects it asks about (:func:`aspect_terms`), not those of the people it
+    names beside the subject ("What did Mel and her kids paint?" asks about a painting,
+    not about family).
     """
     text = _CURRENT.sub(" ", fold_apostrophes(question))
     names = content_stem_set(" ".join(entities)) if entities else frozenset()
-    return (content_stem_set(text) - names) | aspect_terms(question)
+    return (content_stem_set(text) - names) | aspect_terms(_PARTICIPANT.sub(" ", question))
 
 
 def asks_about_before(question: str, times: Sequence[TimeMention] = ()) -> bool:
@@ -193,6 +197,9 @@ class StateQuestion:
             question asks in the present tense or about an outcome ("What is Kenji's
             plan as of 2019?", ``now``) and keeps its place in the past tense ("Where
             was Jo living in 2021?": the older may be the one meant).
+        since: For a question naming a period, its first day
+            (:func:`named_period_start`): what the person said from then to ``until``
+            about the aspect asked is the state then.
     """
 
     focus: frozenset[str]
@@ -201,6 +208,7 @@ class StateQuestion:
     now: bool = True
     marked: bool = False
     until: date | None = None
+    since: date | None = None
 
 
 def state_question(
@@ -227,7 +235,8 @@ def state_question(
     focus = focus_terms(question, entities)
     marked = bool(_CURRENT.search(fold_apostrophes(question)))
     similarity = config.supersession_similarity
-    return StateQuestion(focus, entities, similarity, now, marked, until)
+    since = named_period_start(times)
+    return StateQuestion(focus, entities, similarity, now, marked, until, since)
 
 
 def asks_about_aspect(focus: frozenset[str]) -> bool:
@@ -245,5 +254,18 @@ def named_period_end(times: Sequence[TimeMention]) -> date | None:
     year, a season, a month, a week, a fuzzy span: a state held then); ``None`` when it
     names none or only days and weekends (what happened then, an event).
     """
-    spans = [t for t in times if t.granularity not in _EVENT_SPANS]
+    spans = _state_spans(times)
     return max(t.end for t in spans) if spans else None
+
+
+def named_period_start(times: Sequence[TimeMention]) -> date | None:
+    """The first day of the periods a question names, when any is longer than a weekend
+    (see :func:`named_period_end`); ``None`` otherwise.
+    """
+    spans = _state_spans(times)
+    return min(t.start for t in spans) if spans else None
+
+
+def _state_spans(times: Sequence[TimeMention]) -> list[TimeMention]:
+    """The periods longer than a weekend among ``times``."""
+    return [t for t in times if t.granularity not in _EVENT_SPANS]

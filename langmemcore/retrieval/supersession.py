@@ -37,9 +37,9 @@ from datetime import date, datetime
 import numpy as np
 import numpy.typing as npt
 
-from langmemcore.retrieval.state_question import asks_about_aspect
+from langmemcore.retrieval.state_question import asks_about_aspect, aspect_term
 
-__all__ = ["CONFLICTS", "Statement", "supersede", "untied_change"]
+__all__ = ["CONFLICTS", "Statement", "period_first", "supersede", "untied_change"]
 
 
 @dataclass(frozen=True)
@@ -229,3 +229,42 @@ def _ahead(
     if newer.time.date() > until:
         return older.note_id, newer.note_id
     return first if newer_first else None
+
+
+def period_first(
+    statements: Sequence[Statement],
+    focus: frozenset[str],
+    *,
+    named: Collection[str] = (),
+    since: date,
+    until: date,
+) -> list[int]:
+    """The order of the returned notes for a question about an aspect in a named period
+    ("Where did Lucia work in 2019?"): the state then is what the person said in the
+    period about that aspect, so those statements go first, in their order, and every
+    other note follows in its order (turns of the period about something else, which the
+    time channel ranks as high, and statements of other periods).
+
+    Args:
+        statements: The returned notes, best first.
+        focus: The question's :func:`focus_terms`; without an aspect (see
+            :func:`~langmemcore.retrieval.state_question.asks_about_aspect`) nothing moves.
+        named: The people the question names.
+        since: The first day of the period the question names.
+        until: Its last day.
+
+    Returns:
+        The note ids, best first.
+    """
+    aspects = {term for term in focus if term.startswith(aspect_term(""))}
+    speakers = _subject_speakers(statements, named)
+    first = [
+        st.note_id
+        for st in statements
+        if aspects & st.terms
+        and st.speakers
+        and st.speakers <= speakers
+        and st.time is not None
+        and since <= st.time.date() <= until
+    ]
+    return first + [st.note_id for st in statements if st.note_id not in set(first)]

@@ -23,6 +23,7 @@ from langmemcore.text.change import announces_change, changed_things, states_pre
         ("the landlord finally fixed the boiler", "home"),
         ("Graveyard shift again at the call center, I sleep at 9am", "work"),
         ("Ten years a pharmacist and they still ask me about colds", "work"),
+        ("Me, still in the café in Phibsborough", "work"),
         ("Barney sends his regards, the old Labrador is asleep on my feet", "pet"),
         ("The old Toyota failed its inspection again", "vehicle"),
         ("I've been doing pottery on Tuesdays", "hobby"),

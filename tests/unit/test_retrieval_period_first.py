@@ -1,0 +1,86 @@
+"""A question about an aspect in a named period: what the person said then about it first."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+from langmemcore.config import RetrievalConfig
+from langmemcore.retrieval.state_question import (
+    focus_terms,
+    named_period_start,
+    state_question,
+    statement_aspect_terms,
+)
+from langmemcore.retrieval.supersession import Statement, period_first
+from langmemcore.text import TimeMention, content_stem_set
+
+
+def said(note_id: int, speaker: str, when: datetime | None, text: str) -> Statement:
+    terms = content_stem_set(text) | statement_aspect_terms(text)
+    return Statement(note_id, frozenset({speaker.lower()}), when, terms)
+
+
+MARCH_2019 = datetime(2019, 3, 16, tzinfo=UTC)
+CHAT = [
+    said(1, "Lucia", MARCH_2019, "Still in the warehouse in Ballymount, Marek?"),
+    said(2, "Lucia", MARCH_2019, "I miss our class on Tuesdays, the new group is boring"),
+    said(3, "Marek", MARCH_2019, "My shift at the warehouse starts at six"),
+    said(4, "Lucia", MARCH_2019, "Me, still in the café in Phibsborough, 200 flat whites a day"),
+    said(5, "Lucia", datetime(2020, 11, 28, tzinfo=UTC), "I'm at a hotel reception now"),
+]
+YEAR_2019 = TimeMention("2019", date(2019, 1, 1), date(2019, 12, 31), "year")
+
+
+def test_the_persons_statements_of_the_period_about_the_aspect_go_first() -> None:
+    focus = focus_terms("Where did Lucia work in 2019?", ("Lucia",))
+    order = period_first(CHAT, focus, named=("Lucia",), since=YEAR_2019.start, until=YEAR_2019.end)
+    # Lucia's two turns of 2019 naming a workplace, then the rest in their order: the
+    # class (no aspect), Marek's shift (another speaker), the hotel (another period)
+    assert order == [1, 4, 2, 3, 5]
+
+
+def test_nothing_moves_for_a_question_naming_no_aspect_or_another_period() -> None:
+    ids = [st.note_id for st in CHAT]
+    chat = frozenset({"chat"})
+    assert (
+        period_first(CHAT, chat, named=("Lucia",), since=date(2019, 1, 1), until=date(2019, 12, 31))
+        == ids
+    )
+    focus = focus_terms("Where did Lucia work in 2018?", ("Lucia",))
+    in_2018 = period_first(
+        CHAT, focus, named=("Lucia",), since=date(2018, 1, 1), until=date(2018, 12, 31)
+    )
+    assert in_2018 == ids
+
+
+def test_a_statement_with_no_time_is_in_no_period() -> None:
+    undated = [said(1, "Lucia", None, "the café job"), *CHAT[3:]]
+    focus = focus_terms("Where did Lucia work in 2019?", ("Lucia",))
+    order = period_first(
+        undated, focus, named=("Lucia",), since=date(2019, 1, 1), until=date(2019, 12, 31)
+    )
+    assert order == [4, 1, 5]
+
+
+def test_a_question_naming_a_period_reads_its_first_and_last_day() -> None:
+    summer = TimeMention("summer 2019", date(2019, 6, 1), date(2019, 8, 31), "season")
+    day = TimeMention("3 March 2018", date(2018, 3, 3), date(2018, 3, 3), "day")
+    assert named_period_start((summer, YEAR_2019)) == date(2019, 1, 1)
+    assert named_period_start((day, summer)) == date(2019, 6, 1)
+    assert named_period_start((day,)) is None and named_period_start(()) is None
+    read = state_question(
+        "Where did Lucia work in summer 2019?", (summer,), ("Lucia",), RetrievalConfig()
+    )
+    assert read is not None and (read.since, read.until) == (date(2019, 6, 1), date(2019, 8, 31))
+    assert (
+        state_question("Where does Lucia work now?", (), ("Lucia",), RetrievalConfig()).since
+        is None
+    )  # type: ignore[union-attr]
+
+
+def test_the_people_named_beside_the_subject_name_no_aspect_asked() -> None:
+    painted = focus_terms("What did Mel and her kids paint in July 2023?", ("Mel",))
+    assert "aspect:family" not in painted and "kid" in painted
+    lived = focus_terms("Where did Tom and his wife live in 2019?", ("Tom",))
+    assert "aspect:home" in lived and "aspect:partner" not in lived
+    assert "aspect:partner" in focus_terms("Who was Tom's wife in 2019?", ("Tom",))
