@@ -103,6 +103,7 @@ VEHICLES = frozenset(
         "moped", "convertible", "tesla", "toyota", "honda", "subaru", "ford", "volkswagen",
         "vw", "bmw", "audi", "mercedes", "volvo", "nissan", "mazda", "kia", "hyundai",
         "fiat", "peugeot", "renault", "skoda", "prius", "civic", "corolla", "vespa",
+        "tractor", "lorry", "campervan", "motorhome", "caravan",
     }
 )  # fmt: skip
 """Nouns naming a vehicle (kinds and common makes)."""
@@ -150,7 +151,8 @@ PLAYABLE = frozenset(
         "football", "soccer", "tennis", "badminton", "squash", "golf", "basketball",
         "volleyball", "rugby", "cricket", "hockey", "baseball", "chess", "poker", "padel",
         "guitar", "piano", "bass", "drums", "violin", "cello", "keys", "keyboard", "ukulele",
-        "saxophone", "sax", "flute", "trumpet", "harp", "banjo", "clarinet",
+        "saxophone", "sax", "flute", "trumpet", "harp", "banjo", "clarinet", "mandolin",
+        "accordion", "harmonica", "trombone", "oboe", "synth", "bagpipes",
     }
 )  # fmt: skip
 """Sports, games and instruments a person plays as a hobby."""

@@ -64,7 +64,7 @@ _ASPECT_CUES: dict[str, re.Pattern[str]] = {
         r"school,college,university,uni,study,studies,studying,studied,degree,major"
     ),
     "partner": _cues(
-        r"married,marry,wife,husband,partner,girlfriend,boyfriend,dating,fianc\w+,spouse,"
+        r"married,marry,wife,husband,partner,girlfriend,boyfriend,gf,bf,dating,fianc\w+,spouse,"
         r"engaged,relationship,broke up,divorced,single"
     ),
     "family": _cues(
@@ -104,7 +104,8 @@ _WHOLE = re.compile(
     re.IGNORECASE,
 )
 _PAST = re.compile(
-    r"\b(?:used to|use to|before|previously|formerly|former|originally|earlier|ex|at first|"
+    r"\b(?:used to|did(?:n't)? (?:\w+ ){1,3}?use to|before|previously|formerly|former|"
+    r"originally|earlier|ex|at first|"
     r"old (?:job|home|house|place|car|school|band|team|gym|apartment|flat|city)|"
     r"back then|back when|in the past|when (?:she|he|they|\w+) (?:lived|worked|was|were|had|"
     r"studied|dated))\b",

@@ -56,13 +56,13 @@ _CURRENT = re.compile(
     re.IGNORECASE,
 )
 _PAST = re.compile(
-    r"\b(?:did|was|were|had|used to|use to|before|previously|formerly|former|originally|"
+    r"\b(?:did|was|were|had|used to|before|previously|formerly|former|originally|"
     r"at first|earlier|ago|last|back then|back when|in the past|first|once)\b",
     re.IGNORECASE,
 )
 _BEFORE = re.compile(
-    r"\b(?:before|used to|use to|previously|formerly|former|originally|at first|"
-    r"in the past|back then|earlier)\b",
+    r"\b(?:before|used to|did(?:n't)? (?:\w+ ){1,3}?use to|previously|formerly|former|"
+    r"originally|at first|in the past|back then|earlier)\b",
     re.IGNORECASE,
 )
 _PARTICIPANT = re.compile(r"\b(?:and|with) (?:his|her|their|my|your|our) \w+", re.IGNORECASE)

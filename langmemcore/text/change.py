@@ -93,6 +93,7 @@ _STARTING = (
     r"engaged",
     r"got married",
     r"got together",
+    r"opened",
 )
 _MOVING = (
     r"moved",
@@ -112,6 +113,9 @@ _NOW = (
     r"fixed",
     r"healed",
     r"recovered",
+    r"since (?:the )?(?:january|february|march|april|may|june|july|august|september|"
+    r"october|november|december|spring|summer|autumn|fall|winter|christmas|easter|"
+    r"last \w+|(?:19|20)\d\d|then)",
 )
 _UNNEGATED = r"(?<!not )(?<!n't )(?<!never )"
 _CHANGE = re.compile(

@@ -54,6 +54,7 @@ def said(
         "Is Priya still dating Sam?",
         "Who's Hannah's partner?",
         "What car does Ben drive currently?",
+        "What does Halina use to get to work now?",
     ],
 )
 def test_questions_about_the_present(question: str) -> None:
@@ -213,6 +214,7 @@ def test_a_newest_statement_goes_above_every_statement_it_supersedes() -> None:
         ("What did Ben drive previously?", True),
         ("Where did Tomas work?", False),
         ("Where does Tomas work now?", False),
+        ("What does Halina use to get to work now?", False),
     ],
 )
 def test_questions_about_the_state_before_a_change(question: str, before: bool) -> None:
