@@ -223,6 +223,7 @@ async def _supersede(
             named=state.named,
             since=state.since,
             until=state.until,
+            links=links,
         )
     if order == ids:
         return head

@@ -98,6 +98,13 @@ def _related(a: Statement, b: Statement, focus: frozenset[str], similarity: floa
     return float(np.dot(a.vector, b.vector)) >= similarity
 
 
+def _later_by_the_same(newer: Statement, older: Statement) -> bool:
+    """Whether ``newer`` was said on a later day than ``older`` by the same one speaker."""
+    if newer.time is None or older.time is None or newer.time.date() <= older.time.date():
+        return False
+    return len(newer.speakers) == 1 and newer.speakers == older.speakers
+
+
 def _supersedes(
     newer: Statement, older: Statement, links: Links, focus: Terms, cos: float, marked: bool
 ) -> bool:
@@ -107,9 +114,7 @@ def _supersedes(
     focus term, or similar embeddings), or the question says "now" (``marked``), ``newer``
     says how things stand now and shares a focus term with ``older``.
     """
-    if newer.time is None or older.time is None or newer.time.date() <= older.time.date():
-        return False
-    if len(newer.speakers) != 1 or newer.speakers != older.speakers:
+    if not _later_by_the_same(newer, older):
         return False
     relation = links.get(frozenset((newer.note_id, older.note_id)))
     if relation == CONFLICTS:
@@ -238,12 +243,18 @@ def period_first(
     named: Collection[str] = (),
     since: date,
     until: date,
+    links: Mapping[frozenset[int], str] | None = None,
 ) -> list[int]:
     """The order of the returned notes for a question about an aspect in a named period
     ("Where did Lucia work in 2019?"): the state then is what the person said in the
     period about that aspect, so those statements go first, in their order, and every
     other note follows in its order (turns of the period about something else, which the
-    time channel ranks as high, and statements of other periods).
+    time channel ranks as high, and statements of other periods). A statement of the
+    period that a later one about the aspect supersedes speaks of it too, though it names
+    it by no word of its own: one the gate linked as conflicting with the later one, or
+    one naming what the later one says changed ("Camden's ten minutes on the bus from
+    here", then "I left Camden, I'm in Margate now"); a looser tie, a gate edge of any
+    kind or close embeddings, would bring the period's small talk along.
 
     Args:
         statements: The returned notes, best first.
@@ -252,19 +263,37 @@ def period_first(
         named: The people the question names.
         since: The first day of the period the question names.
         until: Its last day.
+        links: The relation of each note pair the gate linked.
 
     Returns:
         The note ids, best first.
     """
     aspects = {term for term in focus if term.startswith(aspect_term(""))}
     speakers = _subject_speakers(statements, named)
+    chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
+    superseded = {
+        older.note_id
+        for newer in chosen
+        if aspects & newer.terms
+        for older in chosen
+        if _names_the_changed(newer, older, links or {})
+    }
     first = [
         st.note_id
-        for st in statements
-        if aspects & st.terms
-        and st.speakers
-        and st.speakers <= speakers
+        for st in chosen
+        if (aspects & st.terms or st.note_id in superseded)
         and st.time is not None
         and since <= st.time.date() <= until
     ]
     return first + [st.note_id for st in statements if st.note_id not in set(first)]
+
+
+def _names_the_changed(newer: Statement, older: Statement, links: Links) -> bool:
+    """Whether ``newer``, said later by the same one speaker, supersedes ``older`` by a
+    tie that names what changed: a ``conflicts`` edge, or a thing ``newer`` says changed
+    that ``older`` speaks of.
+    """
+    if not _later_by_the_same(newer, older):
+        return False
+    conflicting = links.get(frozenset((newer.note_id, older.note_id))) == CONFLICTS
+    return conflicting or bool(newer.changed & older.terms)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime
 
 from langmemcore.config import RetrievalConfig
@@ -13,6 +14,7 @@ from langmemcore.retrieval.state_question import (
 )
 from langmemcore.retrieval.supersession import Statement, period_first
 from langmemcore.text import TimeMention, content_stem_set
+from langmemcore.text.change import announces_change, changed_things
 
 
 def said(note_id: int, speaker: str, when: datetime | None, text: str) -> Statement:
@@ -72,10 +74,8 @@ def test_a_question_naming_a_period_reads_its_first_and_last_day() -> None:
         "Where did Lucia work in summer 2019?", (summer,), ("Lucia",), RetrievalConfig()
     )
     assert read is not None and (read.since, read.until) == (date(2019, 6, 1), date(2019, 8, 31))
-    assert (
-        state_question("Where does Lucia work now?", (), ("Lucia",), RetrievalConfig()).since
-        is None
-    )  # type: ignore[union-attr]
+    now = state_question("Where does Lucia work now?", (), ("Lucia",), RetrievalConfig())
+    assert now is not None and now.since is None
 
 
 def test_the_people_named_beside_the_subject_name_no_aspect_asked() -> None:
@@ -84,3 +84,26 @@ def test_the_people_named_beside_the_subject_name_no_aspect_asked() -> None:
     lived = focus_terms("Where did Tom and his wife live in 2019?", ("Tom",))
     assert "aspect:home" in lived and "aspect:partner" not in lived
     assert "aspect:partner" in focus_terms("Who was Tom's wife in 2019?", ("Tom",))
+
+
+def test_a_statement_of_the_period_a_later_change_of_the_aspect_supersedes_goes_first() -> None:
+    older_text = "Come back to mine after, Camden's only ten minutes on the bus from here"
+    newer_text = "I've moved, did I tell you? I left Camden, I'm in Margate now"
+    speakers = frozenset({"keiko"})
+    older = said(1, "Keiko", datetime(2017, 7, 8, tzinfo=UTC), older_text)
+    newer = Statement(
+        2,
+        speakers,
+        datetime(2021, 5, 15, tzinfo=UTC),
+        content_stem_set(newer_text) | statement_aspect_terms(newer_text),
+        changes=announces_change(newer_text),
+        changed=changed_things(newer_text, ("camden", "margate"), speakers),
+    )
+    swim = said(3, "Keiko", datetime(2017, 7, 8, tzinfo=UTC), "The Serpentine was freezing")
+    focus = focus_terms("Which city did Keiko live in in 2017?", ("Keiko",))
+    assert "aspect:home" not in older.terms and "aspect:home" in newer.terms
+    year = {"since": date(2017, 1, 1), "until": date(2017, 12, 31)}
+    assert period_first([swim, newer, older], focus, named=("Keiko",), **year) == [1, 3, 2]
+    # the same turns with no change said: nothing ties the older to the aspect
+    plain = replace(newer, changes=False, changed=frozenset())
+    assert period_first([swim, plain, older], focus, named=("Keiko",), **year) == [3, 2, 1]
