@@ -25,7 +25,8 @@ how things stand now (:func:`~langmemcore.text.change.announces_change`: "quit",
 notes, or the thing the change names, :func:`~langmemcore.text.change.changed_things`: "I
 sold the Panda" and the older "my old Fiat Panda"). Same-topic statements that accumulate
 ("I painted a lake", later "I painted a sunset") supersede nothing: a change must be said
-or judged.
+or judged, or asked for: a question saying "now", "still", "these days" about an aspect
+(a home, a job, a pet ...) puts the later of two statements speaking of it first.
 """
 
 from __future__ import annotations
@@ -111,8 +112,10 @@ def _supersedes(
     """Whether ``newer`` supersedes ``older``: one speaker, a later day, and either the gate
     linked them as conflicting, or ``newer`` announces a change and they are about the
     same thing (a gate edge, what ``newer`` says changed named in ``older``, a shared
-    focus term, or similar embeddings), or the question says "now" (``marked``), ``newer``
-    says how things stand now and shares a focus term with ``older``.
+    focus term, or similar embeddings), or the question says "now" (``marked``) and
+    ``newer`` shares a focus term with ``older`` and either says how things stand now or
+    speaks, as ``older`` does, of the aspect asked (for "What pet does Harold have now?"
+    the later word on his pets: "a rescue greyhound, Daisy" after "the old Labrador").
     """
     if not _later_by_the_same(newer, older):
         return False
@@ -125,7 +128,8 @@ def _supersedes(
             or bool(newer.changed & older.terms)
             or _related(newer, older, focus, cos)
         )
-    return marked and newer.present and bool(focus & newer.terms & older.terms)
+    shared = focus & newer.terms & older.terms
+    return marked and (newer.present or asks_about_aspect(shared)) and bool(shared)
 
 
 def untied_change(

@@ -80,3 +80,18 @@ def test_a_change_supersedes_a_statement_naming_a_dwelling_for_a_question_about_
     # read by the question's cue words alone, the flat states no home: nothing ties the two
     bare = replace(older, terms=content_stem_set("I'm still in the same flat off Allen Avenue"))
     assert supersede([bare, newer], focus, named=("Tunde",)) == [1, 2]
+
+
+def test_a_question_saying_now_puts_the_later_of_two_statements_on_its_aspect_first() -> None:
+    older = said(1, 2016, "Barney sends his regards, the old Labrador is asleep on my feet")
+    newer = said(2, 2020, "Jean persuaded me to take a rescue greyhound, Daisy")
+    assert not (newer.changes or newer.present)
+    now = focus_terms("What pet does Tunde have now?", ("Tunde",))
+    assert supersede([older, newer], now, named=("Tunde",), marked=True) == [2, 1]
+    # unmarked, nothing says a change: both stay; a shared word that is no aspect ties nothing
+    assert supersede([older, newer], now, named=("Tunde",)) == [1, 2]
+    feet = frozenset({"feet"})
+    assert supersede([older, replace(newer, terms=newer.terms | feet)], feet, marked=True) == [
+        1,
+        2,
+    ]
