@@ -184,8 +184,9 @@ async def _supersede(
     notes: dict[int, Evidence],
     state: StateQuestion,
 ) -> list[Fused]:
-    """``head`` ordered by :func:`~langmemcore.retrieval.supersession.supersede`, each
-    place keeping its score; counts the searches whose order it changed.
+    """``head`` ordered by :func:`~langmemcore.retrieval.supersession.supersede` and, for
+    a question naming a period, :func:`~langmemcore.retrieval.supersession.period_first`,
+    each place keeping its score; counts the searches whose order it changed.
     """
     ids = [f.note_id for f in head]
     edges = await repo.edges_of(namespace, ids) if len(ids) > 1 else []
