@@ -21,17 +21,17 @@ from langmemcore.text import content_stem_set
 
 __all__ = ["statement_aspects"]
 
-_HOME_PEOPLE = frozenset({"landlord", "landlady", "flatmate", "roommate", "housemate"})
-_WORK_PEOPLE = frozenset({"colleague", "coworker", "boss", "shift", "shifts", "salary"})
+_HOME_WORDS = frozenset({"landlord", "landlady", "flatmate", "roommate", "housemate"})
+_WORK_WORDS = frozenset({"colleague", "coworker", "boss", "shift", "salary"})
 
 _CLASSES: dict[str, frozenset[str]] = {
-    "home": (words.DWELLINGS - {"home", "place"}) | words.HOME_VERBS | _HOME_PEOPLE,
+    "home": (words.DWELLINGS - {"home", "place"}) | words.HOME_VERBS | _HOME_WORDS,
     "work": words.ROLES
     | words.WORKPLACES
     | words.JOB_NOUNS
     | words.WORK_LEAVE
     | words.WORK_STATES
-    | _WORK_PEOPLE,
+    | _WORK_WORDS,
     "education": words.DEGREES | words.SCHOOL_VERBS,
     "pet": words.ANIMALS,
     "vehicle": words.VEHICLES,

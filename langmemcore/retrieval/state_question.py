@@ -36,6 +36,7 @@ from langmemcore.text.tokens import fold_apostrophes
 
 __all__ = [
     "StateQuestion",
+    "asked_aspects",
     "asks_about_aspect",
     "asks_about_before",
     "asks_about_outcome",
@@ -243,7 +244,12 @@ def asks_about_aspect(focus: frozenset[str]) -> bool:
     """Whether a question's focus names a profile aspect (a person's home, work, pet ...:
     one value at a time, which a statement of the present replaces).
     """
-    return any(term.startswith(aspect_term("")) for term in focus)
+    return bool(asked_aspects(focus))
+
+
+def asked_aspects(focus: frozenset[str]) -> frozenset[str]:
+    """The aspect terms (:func:`aspect_term`) among a question's focus terms."""
+    return frozenset(term for term in focus if term.startswith(aspect_term("")))
 
 
 _EVENT_SPANS = frozenset({"day", "weekend"})

@@ -38,7 +38,7 @@ from datetime import date, datetime
 import numpy as np
 import numpy.typing as npt
 
-from langmemcore.retrieval.state_question import asks_about_aspect, aspect_term
+from langmemcore.retrieval.state_question import asked_aspects, asks_about_aspect
 
 __all__ = ["CONFLICTS", "Statement", "period_first", "supersede", "untied_change"]
 
@@ -51,8 +51,9 @@ class Statement:
         note_id: The note.
         speakers: Who said its source observations (lowercase).
         time: The latest event time of its sources, if known.
-        terms: The stems of its context's content words, its :func:`statement_aspect_terms`, and
-            the aspects the semantic layer read in its sources (as :func:`aspect_term`).
+        terms: The stems of its context's content words, its
+            :func:`statement_aspect_terms`, and the aspects the semantic layer read in its
+            sources (as :func:`aspect_term`).
         vector: Its normalised embedding.
         changes: Whether its text announces a change
             (:func:`~langmemcore.text.change.announces_change`).
@@ -272,7 +273,7 @@ def period_first(
     Returns:
         The note ids, best first.
     """
-    aspects = {term for term in focus if term.startswith(aspect_term(""))}
+    aspects = asked_aspects(focus)
     speakers = _subject_speakers(statements, named)
     chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
     superseded = {
@@ -289,7 +290,8 @@ def period_first(
         and st.time is not None
         and since <= st.time.date() <= until
     ]
-    return first + [st.note_id for st in statements if st.note_id not in set(first)]
+    moved = set(first)
+    return first + [st.note_id for st in statements if st.note_id not in moved]
 
 
 def _names_the_changed(newer: Statement, older: Statement, links: Links) -> bool:
