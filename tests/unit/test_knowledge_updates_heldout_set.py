@@ -58,6 +58,7 @@ SETS = {
     "heldout7": HeldOutSet(DATA / "knowledge_updates_heldout7.json", 60, 6, (12, 16)),
     "heldout8": HeldOutSet(DATA / "knowledge_updates_heldout8.json", 65, 7, (13, 15)),
     "heldout9": HeldOutSet(DATA / "knowledge_updates_heldout9.json", 65, 7, (13, 15)),
+    "heldout10": HeldOutSet(DATA / "knowledge_updates_heldout10.json", 65, 7, (13, 15)),
 }
 
 
