@@ -11,6 +11,7 @@ occupations, places of work, animals, vehicles, activities ...), matched by stem
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
@@ -22,6 +23,23 @@ from langmemcore.text import content_stem_set
 __all__ = ["statement_aspects"]
 
 _HOME_WORDS = frozenset({"landlord", "landlady", "flatmate", "roommate", "housemate"})
+_PET_WORDS = frozenset(
+    {
+        "pup", "kitty", "moggy", "tabby", "parakeet", "cockatiel", "canary", "finch",
+        "conure", "lovebird", "macaw", "budgerigar", "iguana", "chameleon", "frog", "newt",
+        "axolotl", "tarantula", "gerbil", "chinchilla", "hedgehog", "hen", "duck", "goat",
+        "donkey", "alpaca", "russell", "lurcher", "dalmatian", "rottweiler", "doberman",
+        "schnauzer", "labradoodle", "cockapoo", "staffie", "sheepdog", "siamese",
+    }
+)  # fmt: skip
+"""Pet animals, breeds and pet words the parse extractor's animals leave out."""
+_INTENTION = re.compile(
+    r"\b(?:want(?:s|ed)? to|wanna|hop(?:e|es|ing) to|intend(?:s|ing)? to|"
+    r"sav(?:e|es|ing) (?:up )?for|sav(?:e|es|ing) up|dream(?:s|ing)? of|"
+    r"thinking (?:of|about) (?:\w+ing)|aim(?:s|ing)? to)\b",
+    re.IGNORECASE,
+)
+"""An intention said ("I want to record an EP", "saving for Iceland"): a plan."""
 _WORK_WORDS = frozenset({"colleague", "coworker", "boss", "shift", "salary"})
 
 _CLASSES: dict[str, frozenset[str]] = {
@@ -33,7 +51,7 @@ _CLASSES: dict[str, frozenset[str]] = {
     | words.WORK_STATES
     | _WORK_WORDS,
     "education": words.DEGREES | words.SCHOOL_VERBS,
-    "pet": words.ANIMALS,
+    "pet": words.ANIMALS | _PET_WORDS,
     "vehicle": words.VEHICLES,
     "hobby": words.ACTIVITIES | words.PLAYABLE,
     "diet": words.DIETS,
@@ -57,6 +75,8 @@ def statement_aspects(text: str) -> tuple[str, ...]:
     cued = set(text_aspects(text))
     stems = content_stem_set(_without_accents(text))
     classed = {aspect for aspect, known in _STEMS.items() if stems & known}
+    if _INTENTION.search(text):
+        classed.add("plan")
     return tuple(aspect for aspect in ASPECTS if aspect in cued | classed)
 
 

@@ -27,11 +27,25 @@ from langmemcore.text.change import announces_change, changed_things, states_pre
         ("Barney sends his regards, the old Labrador is asleep on my feet", "pet"),
         ("The old Toyota failed its inspection again", "vehicle"),
         ("I've been doing pottery on Tuesdays", "hobby"),
+        ("Sunny is right here singing. Best parakeet in Ohio.", "pet"),
+        ("He's a good boy, he's just a Jack Russell", "pet"),
+        ("the three hens need letting out in the morning", "pet"),
+        ("I want to record an EP this summer, five songs", "plan"),
+        ("saving for Iceland in the autumn, that's the dream", "plan"),
+        ("still thinking of selling the bottom field", "plan"),
     ],
 )
 def test_a_statement_speaks_of_an_aspect_by_the_words_it_names(text: str, aspect: str) -> None:
     assert aspect in statement_aspects(text)
     assert f"aspect:{aspect}" in statement_aspect_terms(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["thinking of you all today", "I wanted chips, not salad", "the weather was lovely"],
+)
+def test_no_intention_said_names_no_plan(text: str) -> None:
+    assert "plan" not in statement_aspects(text)
 
 
 def test_a_statement_keeps_the_aspects_its_cue_words_name() -> None:
