@@ -25,8 +25,8 @@ how things stand now (:func:`~langmemcore.text.change.announces_change`: "quit",
 notes, or the thing the change names, :func:`~langmemcore.text.change.changed_things`: "I
 sold the Panda" and the older "my old Fiat Panda"). Same-topic statements that accumulate
 ("I painted a lake", later "I painted a sunset") supersede nothing: a change must be said
-or judged, or asked for: a question saying "now", "still", "these days" about an aspect
-(a home, a job, a pet ...) puts the later of two statements speaking of it first.
+or judged, or asked for: a question saying "now", "still", "these days" puts the later of two
+statements sharing a word or aspect of the question first.
 """
 
 from __future__ import annotations
@@ -114,9 +114,10 @@ def _supersedes(
     linked them as conflicting, or ``newer`` announces a change and they are about the
     same thing (a gate edge, what ``newer`` says changed named in ``older``, a shared
     focus term, or similar embeddings), or the question says "now" (``marked``) and
-    ``newer`` shares a focus term with ``older`` and either says how things stand now or
-    speaks, as ``older`` does, of the aspect asked (for "What pet does Harold have now?"
-    the later word on his pets: "a rescue greyhound, Daisy" after "the old Labrador").
+    ``newer`` shares a focus term with ``older``: the asker expects a change, so the later
+    word on the thing asked is the current one ("Is Otieno still on the tablets?": "took
+    me off the tablets" after "I'm on tablets now"; "What pet does Harold have now?": "a
+    rescue greyhound, Daisy" after "the old Labrador", both about his pets).
     """
     if not _later_by_the_same(newer, older):
         return False
@@ -130,7 +131,7 @@ def _supersedes(
             or _related(newer, older, focus, cos)
         )
     shared = focus & newer.terms & older.terms
-    return marked and (newer.present or asks_about_aspect(shared)) and bool(shared)
+    return marked and bool(shared)
 
 
 def untied_change(
@@ -189,8 +190,7 @@ def supersede(
             state before a change.
         marked: Whether the question says "now"
             (:attr:`~langmemcore.retrieval.state_question.StateQuestion.marked`): then a
-            newer statement of the present sharing a focus term with an older one also
-            supersedes it.
+            newer statement sharing a focus term with an older one also supersedes it.
         until: The last day of the period the question names: a pair whose older
             statement was said by then and newer one after it puts the older first; a
             pair both said by then puts the newer first when ``newer_first``; a pair

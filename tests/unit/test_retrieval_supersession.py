@@ -377,6 +377,23 @@ def test_a_statement_of_the_present_supersedes_only_for_a_question_saying_now() 
     assert supersede([dorm, flat], frozenset({"live"}), marked=True) == [1, 2]
 
 
+def test_for_a_question_saying_now_a_later_word_on_the_same_thing_supersedes() -> None:
+    """ "Is Imre still on the iron tablets?": the later "the nurse took me off the iron
+    tablets in May, I walk a lot" announces no change the cues read and says nothing
+    of the present, yet the question says "still" and both name the tablets: the later
+    word goes first. Without the marker the order stays.
+    """
+    older = said(1, "Imre", at(2020, 2), "The GP put me on iron tablets, two a day.")
+    newer = said(
+        2, "Imre", at(2022, 9), "The nurse took me off the iron tablets in May, I walk a lot."
+    )
+    assert not newer.changes and not newer.present
+    tablets = frozenset({"iron", "tablet"})
+    assert tablets <= older.terms and tablets <= newer.terms
+    assert supersede([older, newer], tablets, named=("Imre",), marked=True) == [2, 1]
+    assert supersede([older, newer], tablets, named=("Imre",)) == [1, 2]
+
+
 def test_state_question_marks_a_question_saying_now() -> None:
     now = state_question(*plan("Where does Farid live now?", ("Farid",)), RetrievalConfig())
     plain = state_question(*plan("Where does Farid live?", ("Farid",)), RetrievalConfig())
