@@ -26,7 +26,7 @@ notes, or the thing the change names, :func:`~langmemcore.text.change.changed_th
 sold the Panda" and the older "my old Fiat Panda"). Same-topic statements that accumulate
 ("I painted a lake", later "I painted a sunset") supersede nothing: a change must be said
 or judged, or asked for: a question saying "now", "still", "these days" puts the later of two
-statements sharing a word or aspect of the question first.
+statements about the same thing first.
 """
 
 from __future__ import annotations
@@ -113,11 +113,12 @@ def _supersedes(
     """Whether ``newer`` supersedes ``older``: one speaker, a later day, and either the gate
     linked them as conflicting, or ``newer`` announces a change and they are about the
     same thing (a gate edge, what ``newer`` says changed named in ``older``, a shared
-    focus term, or similar embeddings), or the question says "now" (``marked``) and
-    ``newer`` shares a focus term with ``older``: the asker expects a change, so the later
-    word on the thing asked is the current one ("Is Otieno still on the tablets?": "took
-    me off the tablets" after "I'm on tablets now"; "What pet does Harold have now?": "a
-    rescue greyhound, Daisy" after "the old Labrador", both about his pets).
+    focus term, or similar embeddings), or the question says "now" (``marked``) and the
+    two are about the same thing (a shared focus term or similar embeddings): the asker
+    expects a change, so the later word on the thing asked is the current one ("Is
+    Otieno still on the tablets?": "took me off the tablets" after "I'm on tablets now";
+    "Which team does Ciarán play for now?": "With the Antrim club now" after "I'm corner
+    back for Ballyhale").
     """
     if not _later_by_the_same(newer, older):
         return False
@@ -130,8 +131,7 @@ def _supersedes(
             or bool(newer.changed & older.terms)
             or _related(newer, older, focus, cos)
         )
-    shared = focus & newer.terms & older.terms
-    return marked and bool(shared)
+    return marked and _related(newer, older, focus, cos)
 
 
 def untied_change(
@@ -190,7 +190,8 @@ def supersede(
             state before a change.
         marked: Whether the question says "now"
             (:attr:`~langmemcore.retrieval.state_question.StateQuestion.marked`): then a
-            newer statement sharing a focus term with an older one also supersedes it.
+            newer statement about the same thing as an older one (a shared focus term or
+            ``similarity``) also supersedes it.
         until: The last day of the period the question names: a pair whose older
             statement was said by then and newer one after it puts the older first; a
             pair both said by then puts the newer first when ``newer_first``; a pair

@@ -394,6 +394,26 @@ def test_for_a_question_saying_now_a_later_word_on_the_same_thing_supersedes() -
     assert supersede([older, newer], tablets, named=("Imre",)) == [1, 2]
 
 
+def test_for_a_question_saying_now_close_embeddings_tie_a_later_word_naming_no_term() -> None:
+    """ "Which team does Ciarán play for now?": "With Antrim, junior level" shares no word
+    of the question with "I'm corner back for Ballyhale", but their embeddings are as
+    alike as the gate requires to link two notes: the later goes first. Embeddings far
+    apart, or no "now" in the question, and the order stays.
+    """
+    older = said(1, "Ciarán", at(2016, 8), "I'm corner back for Ballyhale.", (1.0, 0.2, 0.0))
+    newer = said(2, "Ciarán", at(2022, 9), "With Antrim, junior level.", (0.9, 0.3, 0.0))
+    apart = replace(newer, vector=np.asarray((0.0, 0.0, 1.0)))
+    team = frozenset({"team", "play"})
+    assert not (team & older.terms & newer.terms) and not newer.changes
+
+    def order(later: Statement, marked: bool = True) -> list[int]:
+        return supersede([older, later], team, named=("Ciarán",), similarity=0.9, marked=marked)
+
+    assert order(newer) == [2, 1]
+    assert order(apart) == [1, 2]
+    assert order(newer, marked=False) == [1, 2]
+
+
 def test_state_question_marks_a_question_saying_now() -> None:
     now = state_question(*plan("Where does Farid live now?", ("Farid",)), RetrievalConfig())
     plain = state_question(*plan("Where does Farid live?", ("Farid",)), RetrievalConfig())
