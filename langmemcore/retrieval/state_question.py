@@ -82,7 +82,7 @@ _PERFECT = re.compile(
     r"met|gone|had|got|won|lost|found|built|begun|taught|heard|tried|visited)\b",
     re.IGNORECASE,
 )
-_PARTICIPLE = re.compile(r"\b\w{3,}ed\b", re.IGNORECASE)
+_PARTICIPLE = re.compile(r"(?<!\bget )\b\w{3,}ed\b", re.IGNORECASE)
 _PRESENT = re.compile(
     r"\b(?:does|do|is|are|has|have|(?:what|who|where|which|how)'s|\w+'re)\b", re.IGNORECASE
 )
@@ -100,7 +100,8 @@ def asks_about_present(question: str, times: Sequence[TimeMention] = ()) -> bool
         for "Where did Tomas work in 2022?", "What pet did Ines have before the puppy?",
         questions in the past tense, modal ones ("What would Caroline choose?") and
         those in the present perfect ("What books has Melanie read?": what happened up
-        to now, not a state a newer one replaces).
+        to now, not a state a newer one replaces) or built on a participle ("What is the
+        book Caroline recommended?"; "get married" is no participle of that kind).
     """
     if times:
         return False

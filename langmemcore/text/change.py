@@ -40,6 +40,8 @@ _ENDING = (
     r"packed in",
     r"pulled out",
     r"withdrew",
+    r"turn(?:ed|ing) down",
+    r"declined",
     r"cancell?ed",
     r"called off",
     r"scrapped",

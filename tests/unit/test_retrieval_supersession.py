@@ -55,6 +55,7 @@ def said(
         "Who's Hannah's partner?",
         "What car does Ben drive currently?",
         "What does Halina use to get to work now?",
+        "Where are Hannah and Tom planning to get married?",
     ],
 )
 def test_questions_about_the_present(question: str) -> None:

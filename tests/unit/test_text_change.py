@@ -27,6 +27,8 @@ from langmemcore.text.change import announces_change, changed_things, states_pre
         ("I'm out of Oerlikon finally, we bought a place in Winterthur.", True),
         ("Mia and I are back together since the spring.", True),
         ("Scratch that, we're not going to Crete.", True),
+        ("I turned down the Vienna job in December, we're staying here.", True),
+        ("I declined the offer from the Lyon school.", True),
         ("I work as a pastry chef.", False),
         ("We adopted a puppy called Bolt.", False),
         ("We're off to Spain tomorrow.", False),
