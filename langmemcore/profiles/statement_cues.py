@@ -34,12 +34,13 @@ _PET_WORDS = frozenset(
 )  # fmt: skip
 """Pet animals, breeds and pet words the parse extractor's animals leave out."""
 _INTENTION = re.compile(
-    r"\b(?:want(?:s|ed)? to|wanna|hop(?:e|es|ing) to|intend(?:s|ing)? to|"
+    r"\b(?:want(?:s|ed)? to|wanna|hop(?:e|es|ing) to|"
     r"sav(?:e|es|ing) (?:up )?for|sav(?:e|es|ing) up|dream(?:s|ing)? of|"
-    r"thinking (?:of|about) (?:\w+ing)|aim(?:s|ing)? to)\b",
+    r"thinking (?:of|about) \w+ing|aim(?:s|ing)? to)\b",
     re.IGNORECASE,
 )
-"""An intention said ("I want to record an EP", "saving for Iceland"): a plan."""
+"""An intention said ("I want to record an EP", "saving for Iceland"): a plan (the
+question cues already read "plan", "intend", "going to")."""
 _WORK_WORDS = frozenset({"colleague", "coworker", "boss", "shift", "salary"})
 
 _CLASSES: dict[str, frozenset[str]] = {
