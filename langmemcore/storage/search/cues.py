@@ -21,13 +21,14 @@ from sqlalchemy import (
     select,
     union_all,
 )
-from sqlalchemy.dialects.postgresql import array
 
 from langmemcore.storage.models import (
     ACTIVE,
     Keyword,
     Note,
     NoteKeyword,
+    NoteSource,
+    Observation,
     Topic,
     TopicKeyword,
     vector_param,
@@ -152,10 +153,24 @@ def _query_cues() -> CompoundSelect:
         Keyword.namespace == namespace, Keyword.name == any_(text_array("keywords"))
     )
     named = func.unnest(text_array("names")).table_valued("name").render_derived("named")
+    active_note = (
+        select(NoteSource.note_id)
+        .join(Note, Note.id == NoteSource.note_id)
+        .where(
+            NoteSource.namespace == namespace,
+            NoteSource.observation_id == Observation.id,
+            Note.status == ACTIVE,
+        )
+        .correlate(Observation)
+        # an offset keeps it a subplan run per observation, stopping at the first
+        # found, where a join would hash every observation of the speaker first
+        .offset(0)
+        .exists()
+    )
     said = exists().where(
-        Note.namespace == namespace,
-        Note.status == ACTIVE,
-        Note.speakers.contains(array([func.lower(named.c.name)])),
+        Observation.namespace == namespace,
+        func.lower(Observation.speaker) == func.lower(named.c.name),
+        active_note,
     )
     speakers = select(
         literal_column("'speaker'"), named.c.name, null().cast(Keyword.embedding.type)
@@ -166,8 +181,9 @@ def _query_cues() -> CompoundSelect:
 def query_cues(namespace: str, keywords: Sequence[str], names: Sequence[str]) -> Prepared:
     """In one statement, rows ``(kind, name, embedding)``: ``"keyword"`` with the stored
     embedding of each of the normalised keyword names the namespace has, and ``"speaker"``
-    (no embedding) for each of ``names`` (as given) that an active note's speaker bears,
-    case-insensitive (the notes' speaker index answers it).
+    (no embedding) for each of ``names`` (as given) that the speaker of a source of an
+    active note bears, case-insensitive (the observations' ``(namespace, lower(speaker))``
+    index finds the speaker's observations; the first with an active note answers).
     """
     values = {"namespace": namespace, "keywords": list(keywords), "names": list(names)}
     return Prepared(_query_cues(), values)
