@@ -99,17 +99,20 @@ async def pack_notes(
     """Load the best ``k`` active notes with their sources, within ``token_budget``.
 
     With ``diversity`` > 0 the best ``pool`` notes are re-ordered by maximal marginal
-    relevance (:func:`~langmemcore.retrieval.fusion.diversify`). For a question about the
+    relevance (:func:`~langmemcore.retrieval.fusion.diversify`) on their embeddings alone,
+    and the evidence is read for the best ``k`` of that order. For a question about the
     present or the state before a change (``state``), the best ``k`` are then ordered by
     supersession (see :mod:`~langmemcore.retrieval.supersession`). A merged note's sources come most
     query-relevant first (see :func:`order_sources`).
     """
     query_terms = set(content_terms(query))
     head = list(fused[: max(k * 2, pool if diversity > 0 else 0)])
+    if diversity > 0:
+        vectors = await repo.note_vectors(namespace, [f.note_id for f in head])
+        head = [f for f in head if f.note_id in vectors]
+        head = diversify(head, vectors, 1.0 - diversity, k)
     notes = await repo.note_evidence(namespace, [f.note_id for f in head])
     head = [f for f in head if f.note_id in notes]
-    if diversity > 0:
-        head = diversify(head, {i: n.vector for i, n in notes.items()}, 1.0 - diversity, k)
     if state is not None:
         head = await _supersede(repo, namespace, head[:k], notes, state)
     packed: list[RetrievedNote] = []

@@ -73,12 +73,13 @@ async def test_time_channel_in_the_shared_statement_finds_the_named_month(
     assert found == {"time": [built.ids["race"], built.ids["parade"]]}
 
 
-async def test_an_offline_default_search_sends_four_statements_and_one_for_a_state(
+async def test_an_offline_default_search_sends_five_statements_and_one_for_a_state(
     built: Built, database: Database
 ) -> None:
     # the query's cues (stored keyword vectors, which names are speakers), the shared
-    # channels (vector, speaker, full text, time; keyword with a chat model), the evidence
-    # packed, the query log (the neighbour channel runs with a chat model only); a question
+    # channels (vector, speaker, full text, time; keyword with a chat model), the pool's
+    # embeddings for diversity, the evidence of the notes returned, the query log (the
+    # neighbour channel runs with a chat model only); a question
     # about a state (here: in a named month) also reads the returned notes' gate edges,
     # for supersession
     recording = RecordingEmbeddings()
@@ -87,7 +88,7 @@ async def test_an_offline_default_search_sends_four_statements_and_one_for_a_sta
     with sql_statements(database) as sent:
         found = await memory.asearch(built.namespace, query)
     assert found[0].note_id == built.ids["sunrise"]
-    assert len(sent) == 5
+    assert len(sent) == 6
     # one batch: the query and the speaker channel's neutral query; offline the keyword
     # channel does not run, so no keyword is embedded
     neutral = "Did someone paint the lake at sunrise in May 2023?"
@@ -96,7 +97,11 @@ async def test_an_offline_default_search_sends_four_statements_and_one_for_a_sta
     with sql_statements(database) as sent:
         plain = await memory.asearch(built.namespace, query, config=no_state)
     assert plain[0].note_id == built.ids["sunrise"]
-    assert len(sent) == 4
+    assert len(sent) == 5
+    # without diversity the evidence of the best notes is read with no embeddings first
+    with sql_statements(database) as sent:
+        await memory.asearch(built.namespace, query, config=RetrievalConfig(diversity=0.0))
+    assert len(sent) == 5
     off = RetrievalConfig(speaker_query_neutral_names=False)
     await memory.asearch(built.namespace, query, config=off)
     assert recording.batches[-1] == [query]

@@ -287,6 +287,13 @@ class SearchAccess(SessionBound):
             for row in rows
         }
 
+    async def note_vectors(
+        self, namespace: Sequence[str], note_ids: Sequence[int]
+    ) -> dict[int, npt.NDArray[np.float32]]:
+        """The embeddings of the active notes among ``note_ids``, by id."""
+        rows = await self._rows(evidence.vector_rows(encode_namespace(namespace), note_ids))
+        return {row.id: decode_vector(row.vector) for row in rows}
+
     async def propagation_subgraph(
         self,
         namespace: Sequence[str],
