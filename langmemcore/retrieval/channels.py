@@ -64,6 +64,8 @@ class QueryPlan:
             channel runs (none: the channel does no database work).
         speaker_vector: Embedding of ``text`` with the names of the speakers it names made
             neutral, for the speaker channel (empty: it uses ``vector``).
+        speakers: The ``entities`` memory has as speakers, when that was looked up
+            (``None``: not looked up, and the speaker channel asks for every name).
     """
 
     text: str
@@ -78,11 +80,20 @@ class QueryPlan:
     stored: tuple[str, ...] = ()
     subjects: tuple[str, ...] = ()
     speaker_vector: tuple[float, ...] = ()
+    speakers: tuple[str, ...] | None = None
 
     @property
     def speaker_query(self) -> tuple[float, ...]:
         """The vector the speaker channel ranks by: ``speaker_vector`` or ``vector``."""
         return self.speaker_vector or self.vector
+
+    @property
+    def speaker_names(self) -> tuple[str, ...]:
+        """The people the speaker channel keeps to: ``speakers`` when looked up (a name
+        no note was said by would send a filtered vector scan through the whole index
+        for nothing), else every name in ``entities``.
+        """
+        return self.entities if self.speakers is None else self.speakers
 
 
 def rank_neighbours(
@@ -183,10 +194,10 @@ async def speaker_channel(
     """Dense similarity among the notes said by the people the query names, to the query
     with their names made neutral.
     """
-    if not plan.entities:
+    if not plan.speaker_names:
         return []
     found = await repo.nearest_notes_by_speakers(
-        ns, plan.speaker_query, plan.entities, config.depth
+        ns, plan.speaker_query, plan.speaker_names, config.depth
     )
     return [s.id for s in found]
 
@@ -231,7 +242,7 @@ async def shared_channels(
         text=plan.text,
         vector=plan.vector,
         keyword_vectors=plan.keyword_vectors,
-        speakers=plan.entities,
+        speakers=plan.speaker_names,
         periods=_periods(plan),
         speaker_vector=plan.speaker_query,
         k_key=config.k_key,

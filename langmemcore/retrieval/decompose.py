@@ -115,7 +115,8 @@ async def _vectors(
     """``plan`` with the vectors in ``vectors``, embedded in one batch: the query text
     (standing for an offline topic, which is only the query's content words), an LLM's
     topic description, the speaker channel's text (when ``speakers`` and the query names
-    speakers memory has), then keywords without a known or stored vector.
+    speakers memory has), then keywords without a known or stored vector; with the names
+    found to be speakers (``speakers``, when ``lookup`` was asked).
     """
     keywords = plan.keywords if "keywords" in vectors else ()
     found = {k: v for k, v in (known or {}).items() if k in keywords}
@@ -142,6 +143,7 @@ async def _vectors(
         keyword_vectors=tuple(tuple(found[k]) for k in keywords),
         stored=tuple(k for k in keywords if k in cues.vectors),
         speaker_vector=tuple(own.get("speaker", ())),
+        speakers=tuple(cues.speakers) if names and lookup is not None else None,
     )
 
 

@@ -123,3 +123,27 @@ async def test_the_channel_in_the_shared_statement_ranks_as_alone(
         together = await shared_channels(repo, built.namespace, ("speaker",), plan, config)
     assert together == {"speaker": alone}
     assert len(alone) == 2
+
+
+async def test_the_speaker_channel_keeps_to_the_names_memory_has_as_speakers(
+    built: Built, database: Database, embeddings: LocalEmbeddings
+) -> None:
+    from langmemcore.retrieval.channels import shared_channels
+
+    # "Mel" said nothing here: asking the speaker filter for her would send the vector
+    # scan through the whole index for nothing, so the channel keeps to Melanie alone
+    both = await neutral_plan(database, built, embeddings, "What did Mel and Melanie paint?")
+    assert both.entities == ("Mel", "Melanie") and both.speakers == ("Melanie",)
+    assert both.speaker_names == ("Melanie",)
+    nobody = await neutral_plan(database, built, embeddings, "What did Mel paint?")
+    assert nobody.speakers == () and nobody.speaker_names == ()
+    unasked = await plan_query("What did Mel paint?", embeddings)
+    assert unasked.speakers is None and unasked.speaker_names == ("Mel",)
+    async with Repository.open(database, autocommit=True) as repo:
+        with sql_statements(database) as sent:
+            found = await shared_channels(
+                repo, built.namespace, ("speaker",), nobody, RetrievalConfig()
+            )
+        assert found == {"speaker": []} and sent == []
+        melanie = await CHANNEL_FUNCTIONS["speaker"](repo, built.namespace, both, RetrievalConfig())
+    assert melanie and melanie[0] in {built.ids[label] for label in NOTES}
