@@ -14,6 +14,7 @@ from langmemcore.memory import Memory
 from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS, shared_channels
 from langmemcore.retrieval.decompose import plan_query
 from langmemcore.storage import Database, Repository
+from langmemcore.storage.search.fulltext_ranking import fulltext_ranking
 from langmemcore.storage.search.shared import SHARED_CHANNELS
 from tests.integration.conftest import sql_statements
 from tests.integration.test_retrieval import Built, RecordingEmbeddings, build
@@ -132,3 +133,27 @@ async def test_full_text_in_one_statement_lets_only_rare_terms_select(
         assert len(sent) == 1
         assert await repo.fulltext_notes(ns, "weather", 3) != []  # all common: the rarest
         assert await repo.fulltext_notes(ns, "O'Neil's back\\slash zeppelin", 5) == []
+
+
+async def test_full_text_with_every_term_at_the_cap_ranks_the_notes_holding_all(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    # counted up to a cap of 3, "weather" (5 notes) and "pottery" (4) are both too common
+    # to select candidates alone: the notes holding both are the candidates; with a cap
+    # of 10 the rarer one, "pottery", selects, as below the cap
+    texts = [f"weather note {i}" for i in range(3)] + ["pottery note"]
+    texts += ["the weather spoiled the pottery class", "weather and pottery again", "pottery"]
+    vector = embeddings.embed_query("weather")
+    async with Repository.open(database) as repo:
+        ids = [
+            await repo.insert_note(ns, context=t, embedding=vector, keywords=[], source_ids=[])
+            for t in texts
+        ]
+    namespace = ".".join(ns)
+    async with database.session() as session:
+        capped = fulltext_ranking(namespace, "weather pottery", 10, 3, 20_000)
+        both = (await session.execute(capped.statement, capped.params)).all()
+        loose = fulltext_ranking(namespace, "weather pottery", 10, 10, 20_000)
+        rarer = (await session.execute(loose.statement, loose.params)).all()
+    assert sorted(i for i, _score in both) == sorted(ids[4:6])
+    assert sorted(i for i, _score in rarer) == sorted([ids[3], *ids[4:7]])

@@ -6,8 +6,11 @@ terms, then the IDF-weighted ranking of the notes, in one round trip.
 Every term found in some note weighs its BM25 IDF, ``ln(1 + (N - df + 0.5) / (df +
 0.5))``. Terms found in more than a tenth of the notes (speaker names, say), or in at
 least ``cap`` notes, weigh in but do not select candidates on their own, unless every term
-is that common: then the rarest of them does, by the stored, uncapped counts where known
-(at the cap, counts tie), the first in query order among equals.
+is that common: then the rarest of them does, by the stored, uncapped counts where known,
+the first in query order among equals; and when every term is in ``cap`` notes or more,
+the notes holding all of them are the candidates (the rarest alone would bring every note
+holding it to be ranked, thousands at 100k notes; their conjunction is a GIN intersection,
+usually far fewer). Below ``cap`` notes in a namespace this never happens.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from sqlalchemy import (
     Float,
     Select,
     and_,
+    case,
     cast,
     exists,
     func,
@@ -106,6 +110,7 @@ def _weighted(stats: Any, cap: Any) -> Any:
             stats.c.ord,
             idf.label("weight"),
             and_(df <= _float(0.1) * total, stats.c.df < cap).label("rare"),
+            (stats.c.df >= cap).label("capped"),
             func.coalesce(func.nullif(stats.c.stored_df, 0), stats.c.df).label("rarity"),
         )
         .where(stats.c.df != 0)
@@ -114,10 +119,12 @@ def _weighted(stats: Any, cap: Any) -> Any:
 
 
 def _terms(weighted: Any) -> Any:
-    """One row: the candidate terms as a tsquery text (``any``: the rare terms, else the
-    rarest), and every found term as tsqueries with their weights, in query order.
+    """One row: the candidates' tsquery text (``any``: any rare term, else the rarest,
+    else, every term counted at the cap, all of them), and every found term as tsqueries
+    with their weights, in query order.
     """
     any_rare = exists().where(weighted.c.rare)
+    all_capped = ~exists().where(~weighted.c.capped)
     rarest = (
         select(weighted.c.ord)
         .order_by(weighted.c.rarity, weighted.c.ord)
@@ -126,10 +133,14 @@ def _terms(weighted: Any) -> Any:
     )
     chosen = or_(weighted.c.rare, and_(~any_rare, weighted.c.ord == rarest))
     quoted = _quoted(weighted.c.lexeme)
+    candidates = case(
+        (all_capped, func.string_agg(quoted, aggregate_order_by(literal(" & "), weighted.c.ord))),
+        else_=func.string_agg(quoted, aggregate_order_by(literal(" | "), weighted.c.ord)).filter(
+            chosen
+        ),
+    )
     return select(
-        func.string_agg(quoted, aggregate_order_by(literal(" | "), weighted.c.ord))
-        .filter(chosen)
-        .label("any"),
+        candidates.label("any"),
         func.array_agg(aggregate_order_by(cast(quoted, TSQUERY), weighted.c.ord)).label("queries"),
         func.array_agg(aggregate_order_by(weighted.c.weight, weighted.c.ord)).label("weights"),
     ).cte("terms")
