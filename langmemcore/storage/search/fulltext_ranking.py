@@ -100,7 +100,8 @@ def _quoted(lexeme: Any) -> ColumnElement[str]:
 
 def _weighted(stats: Any, cap: Any) -> Any:
     """The terms found in some note with their BM25 IDF weight, whether they are rare
-    enough to select candidates, and their rarity key (stored count where known).
+    enough to select candidates, whether their count reached ``cap``, and their rarity key
+    (stored count where known).
     """
     df, total = _float(stats.c.df), _float(stats.c.total)
     idf = func.ln(_float(1.0) + (total - df + _float(0.5)) / (df + _float(0.5)))
