@@ -12,6 +12,7 @@ from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.fusion import Fused, diversify
 from langmemcore.retrieval.state_question import (
     StateQuestion,
+    asked_aspects,
     aspect_term,
     statement_aspect_terms,
 )
@@ -22,6 +23,7 @@ from langmemcore.retrieval.supersession import (
     supersede,
     untied_change,
 )
+from langmemcore.storage.notes.thread_access import Said
 from langmemcore.storage.repository import Repository
 from langmemcore.storage.search.access import Evidence
 from langmemcore.text import content_stem_set, content_term_set, content_terms
@@ -138,10 +140,15 @@ async def pack_notes(
     return packed
 
 
-def statement_of(note: Evidence, stated: Mapping[str, frozenset[str]] | None = None) -> Statement:
+def statement_of(
+    note: Evidence,
+    stated: Mapping[str, frozenset[str]] | None = None,
+    asked: frozenset[str] = frozenset(),
+) -> Statement:
     """A loaded note as supersession reads it (its speakers, latest time, terms, vector,
     whether and what it says changed); ``stated``: the aspect terms the semantic layer
-    read in observations, by key (see :func:`stated_aspects`), joined to its terms.
+    read in observations, by key (see :func:`stated_aspects`), joined to its terms;
+    ``asked``: those of the question it answers (see :func:`answered_aspects`).
     """
     times = [s.event_time for s in note.sources if s.event_time is not None]
     speakers = frozenset(s.speaker.lower() for s in note.sources if s.speaker)
@@ -150,7 +157,7 @@ def statement_of(note: Evidence, stated: Mapping[str, frozenset[str]] | None = N
         note.id,
         speakers,
         max(times) if times else None,
-        content_stem_set(note.context) | statement_aspect_terms(note.context) | profile,
+        content_stem_set(note.context) | statement_aspect_terms(note.context) | profile | asked,
         note.vector,
         announces_change(note.context),
         changed_things(note.context, tuple(note.keywords), speakers),
@@ -173,6 +180,19 @@ async def stated_aspects(
             for source in value.sources:
                 stated.setdefault(source.key, set()).add(aspect_term(value.aspect))
     return {key: frozenset(terms) for key, terms in stated.items()}
+
+
+def answered_aspects(note: Evidence, lead: Said | None) -> frozenset[str]:
+    """The aspects of the question a note answers, as terms: a reply speaks of what it
+    was asked ("And how is your cat?" -> "Lulu is fat and happy" is about a pet). The
+    question is the note's lead (the turn before it in its thread) when someone other
+    than the note's speakers asked it.
+    """
+    if lead is None or "?" not in lead.text or not lead.speaker:
+        return frozenset()
+    if any(s.speaker and s.speaker.lower() == lead.speaker.lower() for s in note.sources):
+        return frozenset()
+    return statement_aspect_terms(lead.text)
 
 
 def _names(name: str, speaker: str) -> bool:
@@ -198,7 +218,9 @@ async def _supersede(
         pair = frozenset((edge.source_id, edge.target_id))
         if links.get(pair) != CONFLICTS:
             links[pair] = edge.relation
-    statements = [statement_of(notes[i]) for i in ids]
+    leads = await repo.leads_of(namespace, ids) if asked_aspects(state.focus) else {}
+    asked = {i: answered_aspects(notes[i], leads.get(i)) for i in ids}
+    statements = [statement_of(notes[i], asked=asked[i]) for i in ids]
     if untied_change(
         statements,
         state.focus,
@@ -208,7 +230,7 @@ async def _supersede(
         marked=state.marked,
     ):
         stated = await stated_aspects(repo, namespace, [notes[i] for i in ids], state.named)
-        statements = [statement_of(notes[i], stated) for i in ids]
+        statements = [statement_of(notes[i], stated, asked[i]) for i in ids]
     order = supersede(
         statements,
         state.focus,

@@ -198,3 +198,51 @@ async def test_the_aspect_the_semantic_layer_read_ties_a_statement_without_its_c
     notes = await memory.asearch(namespace, question, k=10)
     newer, older = rank(notes, "h3-1"), rank(notes, "h1-2")
     assert newer is not None and older is not None and newer < older, notes
+
+
+MARCH_2019 = datetime(2019, 3, 10, 19, 0, tzinfo=UTC)
+AUGUST_2022 = datetime(2022, 8, 20, 11, 0, tzinfo=UTC)
+PEPPER = [
+    ObservationIn("p1-1", "Dana! How was the conference in Vienna?", "Omar", MARCH_2019),
+    ObservationIn(
+        "p1-2", "Exhausting, three days of talks and terrible coffee.", "Dana", MARCH_2019
+    ),
+    ObservationIn("p1-3", "Did you get to see anything of the city?", "Omar", MARCH_2019),
+    ObservationIn("p1-4", "Only the cathedral, at night, in the rain.", "Dana", MARCH_2019),
+    ObservationIn("p1-5", "How is your dog doing?", "Omar", MARCH_2019),
+    ObservationIn(
+        "p1-6",
+        "Pepper is great, she chewed my new trainers yesterday and looked very proud.",
+        "Dana",
+        MARCH_2019,
+    ),
+    ObservationIn("p1-7", "Ha, typical. Coming to the quiz on Friday?", "Omar", MARCH_2019),
+    ObservationIn("p1-8", "Yes, save me a seat, I will bring snacks.", "Dana", MARCH_2019),
+    ObservationIn("p1-9", "I also started learning Italian on an app.", "Dana", MARCH_2019),
+    ObservationIn(
+        "p2-1",
+        "Sad news, our old girl died in the spring, she was fourteen. "
+        "We adopted two kittens last month, Miso and Tofu.",
+        "Dana",
+        AUGUST_2022,
+    ),
+    ObservationIn("p2-2", "Oh no, I am so sorry. Kittens though!", "Omar", AUGUST_2022),
+]
+
+
+@pytest.mark.parametrize("threaded", [True, False])
+async def test_a_reply_speaks_of_what_it_was_asked_in_a_named_period(
+    database: Database, embeddings: LocalEmbeddings, ingested: Ingested, threaded: bool
+) -> None:
+    """ "Pepper is great, she chewed my trainers" names no pet and the later change does
+    not name Pepper; the question it answers ("How is your dog doing?") says what it is
+    about, so for a question about the pet in 2019 it goes before the period's small talk,
+    whether or not the vector channel ranks notes through their leads (without, Dana's
+    conference talk ranks above it in the fusion).
+    """
+    memory = Memory(database, embeddings)
+    namespace = await ingested("supersession-answered", PEPPER)
+    config = RetrievalConfig(thread_vectors=threaded)
+    question = "What pet did Dana have in 2019?"
+    notes = await memory.asearch(namespace, question, k=10, config=config)
+    assert rank(notes, "p1-6") == 1, notes

@@ -16,7 +16,7 @@ from langmemcore.construction import ObservationIn
 from langmemcore.construction.thread import thread_text
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
-from langmemcore.storage import Database
+from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import Note, NoteSource, Observation
 
 T0 = datetime(2024, 5, 4, 18, 0, tzinfo=UTC)
@@ -123,3 +123,30 @@ async def test_the_vector_channel_finds_a_reply_through_what_it_answers(
         order[threaded] = [n.sources[0].key for n in notes]
     assert order[True][0] == "b1"
     assert order[False].index("b1") > 0
+
+
+async def test_each_threaded_note_reads_back_its_lead(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    """The lead a thread vector embedded is what supersession reads as the turn a note
+    answers; a note without a thread has none.
+    """
+    await Memory(database, embeddings).aingest_many(ns, TURNS)
+    query = (
+        select(Observation.key, Note.id)
+        .join(NoteSource, NoteSource.observation_id == Observation.id)
+        .join(Note, Note.id == NoteSource.note_id)
+        .where(Note.namespace == ".".join(ns))
+    )
+    async with database.reader() as session:
+        note_of = dict((await session.execute(query)).all())
+    async with Repository.open(database, autocommit=True) as repo:
+        leads = await repo.leads_of(ns, list(note_of.values()))
+    by_key = {key: leads.get(note_id) for key, note_id in note_of.items()}
+    texts = {o.key: (o.text, o.speaker) for o in TURNS}
+    expected = {"b1": "a1", "a2": "b1", "b2": "a2", "a3": "b2", "b3": "a3"}
+    for key, lead in by_key.items():
+        if key in expected:
+            assert lead is not None and (lead.text, lead.speaker) == texts[expected[key]], key
+        else:
+            assert lead is None, key

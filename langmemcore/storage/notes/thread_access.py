@@ -62,6 +62,15 @@ class ThreadAccess(SessionBound):
         row = (await self._rows(prepared)).first()
         return None if row is None or not row[1] else str(row[0])
 
+    async def leads_of(self, namespace: Sequence[str], note_ids: Sequence[int]) -> dict[int, Said]:
+        """The lead of each of ``note_ids`` that has one: the observation before its
+        latest source in its thread, which its thread vector embeds (see
+        :func:`~langmemcore.storage.notes.thread_queries.leads_of`).
+        """
+        prepared = tq.leads_of(encode_namespace(namespace), note_ids)
+        rows = await self._rows(prepared)
+        return {int(note_id): Said(str(text), speaker, None) for note_id, text, speaker in rows}
+
     async def unthreaded_count(self, namespace: Sequence[str]) -> int:
         """How many active notes have their own embedding as thread vector."""
         return int(await self._scalar(tq.unthreaded_count(encode_namespace(namespace))))

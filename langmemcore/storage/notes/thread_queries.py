@@ -16,6 +16,7 @@ from sqlalchemy import (
     Interval,
     Select,
     Update,
+    any_,
     bindparam,
     func,
     select,
@@ -27,13 +28,20 @@ from sqlalchemy.orm import aliased
 from langmemcore.storage.models import ACTIVE, Note, NoteSource, Observation, vector_param
 from langmemcore.storage.prepared import (
     Prepared,
+    id_array,
     number,
     text_param,
     time_param,
     vector_bind,
 )
 
-__all__ = ["observation_before", "set_thread_vector", "unthreaded_count", "unthreaded_notes"]
+__all__ = [
+    "leads_of",
+    "observation_before",
+    "set_thread_vector",
+    "unthreaded_count",
+    "unthreaded_notes",
+]
 
 
 def _gap() -> BindParameter[Any]:
@@ -84,9 +92,9 @@ def unthreaded_count(namespace: str) -> Prepared:
     return Prepared(_unthreaded_count(), {"namespace": namespace})
 
 
-@cache
-def _unthreaded_notes() -> Select:
-    latest = (
+def _latest_source() -> Any:
+    """The latest source of the outer query's note, as a lateral subquery."""
+    return (
         select(Observation.id, Observation.speaker, Observation.event_time)
         .join(NoteSource, NoteSource.observation_id == Observation.id)
         .where(NoteSource.note_id == Note.id)
@@ -94,19 +102,32 @@ def _unthreaded_notes() -> Select:
         .limit(1)
         .lateral("latest_source")
     )
+
+
+def _lead(latest: Any, gap: bool) -> Any:
+    """The observation stored before ``latest`` at or before its time (at most the bound
+    ``gap`` earlier when ``gap``), as a lateral subquery.
+    """
     before = aliased(Observation, name="before")
-    lead = (
+    within = [before.event_time >= latest.c.event_time - _gap()] if gap else []
+    return (
         select(before.content, before.speaker, before.event_time)
         .where(
             before.namespace == Note.namespace,
             before.id < latest.c.id,
             before.event_time <= latest.c.event_time,
-            before.event_time >= latest.c.event_time - _gap(),
+            *within,
         )
         .order_by(before.event_time.desc(), before.id.desc())
         .limit(1)
         .lateral("lead")
     )
+
+
+@cache
+def _unthreaded_notes() -> Select:
+    latest = _latest_source()
+    lead = _lead(latest, gap=True)
     return (
         select(
             Note.id,
@@ -164,3 +185,29 @@ def set_thread_vector(
         "thread_vector": vector_param(thread_embedding),
     }
     return Prepared(_set_thread_vector(), values)
+
+
+@cache
+def _leads_of() -> Select:
+    latest = _latest_source()
+    lead = _lead(latest, gap=False)
+    return (
+        select(Note.id, lead.c.content, lead.c.speaker)
+        .select_from(Note)
+        .join(latest, true())
+        .join(lead, true())
+        .where(
+            Note.namespace == text_param("namespace"),
+            Note.id == any_(id_array("note_ids")),
+            Note.thread_embedding != Note.embedding,
+        )
+    )
+
+
+def leads_of(namespace: str, note_ids: Sequence[int]) -> Prepared:
+    """(``id``, ``content``, ``speaker``) of the lead of each threaded note among
+    ``note_ids``: the observation its thread vector embeds before its context (stored
+    before its latest source, at or before that source's time; a note whose thread vector
+    is its own embedding has none).
+    """
+    return Prepared(_leads_of(), {"namespace": namespace, "note_ids": list(note_ids)})
