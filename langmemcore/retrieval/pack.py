@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime
 
 from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.fusion import Fused, diversify
@@ -20,6 +20,7 @@ from langmemcore.retrieval.supersession import (
     CONFLICTS,
     Statement,
     period_first,
+    situation_period,
     supersede,
     untied_change,
 )
@@ -200,6 +201,17 @@ def _names(name: str, speaker: str) -> bool:
     return name.lower() in (speaker, (speaker.split() or [""])[0])
 
 
+def _period(state: StateQuestion, statements: list[Statement]) -> tuple[date, date] | None:
+    """The period a question asks about: the one it names, else that of the situation it
+    names by what happened then (:func:`~langmemcore.retrieval.supersession.situation_period`).
+    """
+    if state.since is not None and state.until is not None:
+        return state.since, state.until
+    if state.situation:
+        return situation_period(statements, state.situation, state.named)
+    return None
+
+
 async def _supersede(
     repo: Repository,
     namespace: tuple[str, ...],
@@ -241,14 +253,15 @@ async def _supersede(
         marked=state.marked,
         until=state.until,
     )
-    if state.since is not None and state.until is not None:
+    period = _period(state, statements)
+    if period is not None:
         by_note = {st.note_id: st for st in statements}
         order = period_first(
             [by_note[n] for n in order],
             state.focus,
             named=state.named,
-            since=state.since,
-            until=state.until,
+            since=period[0],
+            until=period[1],
             links=links,
         )
     if order == ids:

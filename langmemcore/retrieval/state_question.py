@@ -47,6 +47,7 @@ __all__ = [
     "focus_terms",
     "named_period_end",
     "named_period_start",
+    "situation_terms",
     "state_question",
     "statement_aspect_terms",
 ]
@@ -68,6 +69,9 @@ _BEFORE = re.compile(
 )
 _PARTICIPANT = re.compile(r"\b(?:and|with) (?:his|her|their|my|your|our) \w+", re.IGNORECASE)
 _THEN = re.compile(r"\w.*\b(?:when|while|during)\b", re.IGNORECASE)
+_SITUATION = re.compile(
+    r"\b(?:when|while|during)\b(?!.*\b(?:when|while|during)\b)(.*)", re.IGNORECASE
+)
 _OUTCOME = re.compile(
     r"\b(?:end(?:ed)? up|in the end|go(?:ne)? ahead|went ahead|after all|"
     r"eventually|happen(?:ed)?|work(?:ed)? out|turn(?:ed)? out)\b",
@@ -168,6 +172,16 @@ def asks_about_then(question: str, times: Sequence[TimeMention] = ()) -> bool:
     return not times and bool(_PAST.search(text)) and bool(_THEN.search(text))
 
 
+def situation_terms(question: str) -> frozenset[str]:
+    """The stems of the situation a question names by what happened then, the words after
+    its last "when", "while" or "during" ("... while he prepared for UPSC?" -> ``prepar``,
+    ``upsc``; the places it names are what names the situation best); empty when it
+    names none.
+    """
+    found = _SITUATION.search(fold_apostrophes(question))
+    return frozenset() if found is None else content_stem_set(found.group(1))
+
+
 def asks_about_outcome(question: str, times: Sequence[TimeMention] = ()) -> bool:
     """Whether the question asks how things turned out, naming no date or period and not
     the state before a change ("Did Siobhan's Lisbon trip go ahead?", "Which walk did Rowan
@@ -202,6 +216,9 @@ class StateQuestion:
         since: For a question naming a period, its first day
             (:func:`named_period_start`): what the person said from then to ``until``
             about the aspect asked is the state then.
+        situation: For a question naming a past situation by what happened then
+            (:func:`asks_about_then`), its :func:`situation_terms`: the days the person
+            spoke of it are the period asked about.
     """
 
     focus: frozenset[str]
@@ -211,6 +228,7 @@ class StateQuestion:
     marked: bool = False
     until: date | None = None
     since: date | None = None
+    situation: frozenset[str] = frozenset()
 
 
 def state_question(
@@ -238,7 +256,10 @@ def state_question(
     marked = bool(_CURRENT.search(fold_apostrophes(question)))
     similarity = config.supersession_similarity
     since = named_period_start(times)
-    return StateQuestion(focus, entities, similarity, now, marked, until, since)
+    then = situation_terms(question) if asks_about_then(question, times) else None
+    return StateQuestion(
+        focus, entities, similarity, now, marked, until, since, then or frozenset()
+    )
 
 
 def asks_about_aspect(focus: frozenset[str]) -> bool:

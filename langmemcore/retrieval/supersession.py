@@ -40,7 +40,14 @@ import numpy.typing as npt
 
 from langmemcore.retrieval.state_question import asked_aspects, asks_about_aspect
 
-__all__ = ["CONFLICTS", "Statement", "period_first", "supersede", "untied_change"]
+__all__ = [
+    "CONFLICTS",
+    "Statement",
+    "period_first",
+    "situation_period",
+    "supersede",
+    "untied_change",
+]
 
 
 @dataclass(frozen=True)
@@ -293,6 +300,36 @@ def period_first(
     ]
     moved = set(first)
     return first + [st.note_id for st in statements if st.note_id not in moved]
+
+
+def situation_period(
+    statements: Sequence[Statement], situation: frozenset[str], named: Collection[str] = ()
+) -> tuple[date, date] | None:
+    """The period of a situation a question names by what happened then ("when she lived
+    in Cork", "while he prepared for UPSC"): from the first to the last day on which the
+    person said what names it best, the statements sharing the most of ``situation``
+    (its :func:`~langmemcore.retrieval.state_question.situation_terms`); ``None`` when
+    none of theirs shares any.
+
+    Args:
+        statements: The returned notes, best first.
+        situation: The stems of the situation.
+        named: The people the question names.
+
+    Returns:
+        The first and last day, or ``None``.
+    """
+    speakers = _subject_speakers(statements, named)
+    shared = [
+        (len(situation & st.terms), st.time.date())
+        for st in statements
+        if st.time is not None and st.speakers and st.speakers <= speakers
+    ]
+    best = max((count for count, _ in shared), default=0)
+    if best == 0:
+        return None
+    days = [day for count, day in shared if count == best]
+    return min(days), max(days)
 
 
 def _names_the_changed(newer: Statement, older: Statement, links: Links) -> bool:
