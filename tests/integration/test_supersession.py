@@ -246,3 +246,37 @@ async def test_a_reply_speaks_of_what_it_was_asked_in_a_named_period(
     question = "What pet did Dana have in 2019?"
     notes = await memory.asearch(namespace, question, k=10, config=config)
     assert rank(notes, "p1-6") == 1, notes
+
+
+MADRID, LISBON, PORTO = (
+    datetime(y, m, 5, 18, 0, tzinfo=UTC) for y, m in ((2016, 4), (2018, 9), (2021, 6))
+)
+HAMSTER_CAT_PUPPY = [
+    ObservationIn("m1-1", "Madrid is loud but I love living here.", "Dana", MADRID),
+    ObservationIn("m1-2", "My hamster Churro runs on his wheel all night.", "Dana", MADRID),
+    ObservationIn("m1-3", "Are you still doing the evening classes?", "Omar", MADRID),
+    ObservationIn(
+        "l1-1", "Lisbon suits me, I'm living in a tiny flat in Alfama now.", "Dana", LISBON
+    ),
+    ObservationIn("l1-2", "The trams here are older than my grandmother.", "Dana", LISBON),
+    ObservationIn("l1-3", "My cat Sardinha sleeps on the balcony in the sun.", "Dana", LISBON),
+    ObservationIn("l1-4", "Send me a photo of the view!", "Omar", LISBON),
+    ObservationIn("p1-1", "We moved to Porto in the spring, a house with a garden.", "Dana", PORTO),
+    ObservationIn("p1-2", "Our puppy Bolacha dug up every tulip in it.", "Dana", PORTO),
+    ObservationIn("p1-3", "Ha, a garden was always your dream.", "Omar", PORTO),
+]
+
+
+async def test_a_past_situation_named_by_what_happened_then_is_its_period(
+    database: Database, embeddings: LocalEmbeddings, ingested: Ingested
+) -> None:
+    """ "When she lived in Lisbon" names the period by what happened then: the days Dana
+    said so. Her pet statement of those days goes first, not the older hamster (the state
+    before every change) nor the later puppy.
+    """
+    memory = Memory(database, embeddings)
+    namespace = await ingested("supersession-situation", HAMSTER_CAT_PUPPY)
+    notes = await memory.asearch(
+        namespace, "What pet did Dana have when she lived in Lisbon?", k=10
+    )
+    assert rank(notes, "l1-3") == 1, notes
