@@ -201,6 +201,18 @@ def _names(name: str, speaker: str) -> bool:
     return name.lower() in (speaker, (speaker.split() or [""])[0])
 
 
+async def _links(
+    repo: Repository, namespace: tuple[str, ...], ids: list[int]
+) -> dict[frozenset[int], str]:
+    """The relation of each pair of ``ids`` the gate linked (``conflicts`` over any other)."""
+    links: dict[frozenset[int], str] = {}
+    for edge in await repo.edges_of(namespace, ids) if len(ids) > 1 else []:
+        pair = frozenset((edge.source_id, edge.target_id))
+        if links.get(pair) != CONFLICTS:
+            links[pair] = edge.relation
+    return links
+
+
 def _period(state: StateQuestion, statements: list[Statement]) -> tuple[date, date] | None:
     """The period a question asks about: the one it names, else that of the situation it
     names by what happened then (:func:`~langmemcore.retrieval.supersession.situation_period`).
@@ -224,12 +236,7 @@ async def _supersede(
     each place keeping its score; counts the searches whose order it changed.
     """
     ids = [f.note_id for f in head]
-    edges = await repo.edges_of(namespace, ids) if len(ids) > 1 else []
-    links: dict[frozenset[int], str] = {}
-    for edge in edges:
-        pair = frozenset((edge.source_id, edge.target_id))
-        if links.get(pair) != CONFLICTS:
-            links[pair] = edge.relation
+    links = await _links(repo, namespace, ids)
     leads = await repo.leads_of(namespace, ids) if asked_aspects(state.focus) else {}
     asked = {i: answered_aspects(notes[i], leads.get(i)) for i in ids}
     statements = [statement_of(notes[i], asked=asked[i]) for i in ids]
