@@ -175,7 +175,7 @@ def asks_about_then(question: str, times: Sequence[TimeMention] = ()) -> bool:
 def situation_terms(question: str) -> frozenset[str]:
     """The stems of the situation a question names by what happened then, the words after
     its last "when", "while" or "during" ("... while he prepared for UPSC?" -> ``prepar``,
-    ``upsc``; the places it names are what names the situation best); empty when it
+    ``upsc``; names stay: "Cork" names "when she lived in Cork" best); empty when it
     names none.
     """
     found = _SITUATION.search(fold_apostrophes(question))
@@ -256,10 +256,8 @@ def state_question(
     marked = bool(_CURRENT.search(fold_apostrophes(question)))
     similarity = config.supersession_similarity
     since = named_period_start(times)
-    then = situation_terms(question) if asks_about_then(question, times) else None
-    return StateQuestion(
-        focus, entities, similarity, now, marked, until, since, then or frozenset()
-    )
+    then = situation_terms(question) if asks_about_then(question, times) else frozenset()
+    return StateQuestion(focus, entities, similarity, now, marked, until, since, then)
 
 
 def asks_about_aspect(focus: frozenset[str]) -> bool:

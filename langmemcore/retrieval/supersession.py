@@ -27,6 +27,11 @@ sold the Panda" and the older "my old Fiat Panda"). Same-topic statements that a
 ("I painted a lake", later "I painted a sunset") supersede nothing: a change must be said
 or judged, or asked for: a question saying "now", "still", "these days" puts the later of two
 statements about the same thing first.
+
+For a question about an aspect in a period, :func:`period_first` puts first what the
+person said then about it; the period is the one the question names ("in 2019") or, for a
+situation it names by what happened then ("when she lived in Cork"), the days the person
+spoke of that situation (:func:`situation_period`).
 """
 
 from __future__ import annotations
