@@ -19,6 +19,7 @@ from langmemcore.retrieval.state_question import (
 from langmemcore.retrieval.supersession import (
     CONFLICTS,
     Statement,
+    latest_change_first,
     period_first,
     situation_period,
     supersede,
@@ -260,6 +261,9 @@ async def _supersede(
         marked=state.marked,
         until=state.until,
     )
+    if state.now and state.until is None:
+        by_note = {st.note_id: st for st in statements}
+        order = latest_change_first([by_note[n] for n in order], state.focus, state.named)
     period = _period(state, statements)
     if period is not None:
         by_note = {st.note_id: st for st in statements}

@@ -48,6 +48,7 @@ from langmemcore.retrieval.state_question import asked_aspects, asks_about_aspec
 __all__ = [
     "CONFLICTS",
     "Statement",
+    "latest_change_first",
     "period_first",
     "situation_period",
     "supersede",
@@ -305,6 +306,40 @@ def period_first(
     ]
     moved = set(first)
     return first + [st.note_id for st in statements if st.note_id not in moved]
+
+
+def latest_change_first(
+    statements: Sequence[Statement], focus: frozenset[str], named: Collection[str] = ()
+) -> list[int]:
+    """The order of the returned notes for a question about an aspect now: the person's
+    latest statement announcing a change of that aspect ("Since I moved to Walthamstow")
+    is the current state, so it goes just above the first of their statements said on an
+    earlier day, whether or not anything ties the two ("Still in Ruth's sublet in
+    Montpelier" names no home word); every other note keeps its order.
+
+    Args:
+        statements: The returned notes, best first.
+        focus: The question's :func:`focus_terms`; without an aspect nothing moves.
+        named: The people the question names.
+
+    Returns:
+        The note ids, best first.
+    """
+    order = [st.note_id for st in statements]
+    aspects = asked_aspects(focus)
+    speakers = _subject_speakers(statements, named)
+    chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
+    changes = [st for st in chosen if st.changes and aspects & st.terms and st.time]
+    if not changes:
+        return order
+    latest = max(changes, key=lambda st: st.time or datetime.min)
+    earlier = [n for n, st in enumerate(statements) if _later_by_the_same(latest, st)]
+    at = order.index(latest.note_id)
+    if not earlier or earlier[0] > at:
+        return order
+    order.remove(latest.note_id)
+    order.insert(earlier[0], latest.note_id)
+    return order
 
 
 def situation_period(
