@@ -225,6 +225,41 @@ def _period(state: StateQuestion, statements: list[Statement]) -> tuple[date, da
     return None
 
 
+def _order(
+    state: StateQuestion, statements: list[Statement], links: dict[frozenset[int], str]
+) -> list[int]:
+    """The returned notes' ids in supersession's order:
+    :func:`~langmemcore.retrieval.supersession.supersede`; for a question about the present
+    naming no period, :func:`~langmemcore.retrieval.supersession.latest_change_first`; for
+    one about a period (:func:`_period`),
+    :func:`~langmemcore.retrieval.supersession.period_first`.
+    """
+    order = supersede(
+        statements,
+        state.focus,
+        named=state.named,
+        links=links,
+        similarity=state.similarity,
+        newer_first=state.now,
+        marked=state.marked,
+        until=state.until,
+    )
+    by_note = {st.note_id: st for st in statements}
+    if state.now and state.until is None:
+        order = latest_change_first([by_note[n] for n in order], state.focus, state.named)
+    period = _period(state, statements)
+    if period is not None:
+        order = period_first(
+            [by_note[n] for n in order],
+            state.focus,
+            named=state.named,
+            since=period[0],
+            until=period[1],
+            links=links,
+        )
+    return order
+
+
 async def _supersede(
     repo: Repository,
     namespace: tuple[str, ...],
@@ -232,9 +267,8 @@ async def _supersede(
     notes: dict[int, Evidence],
     state: StateQuestion,
 ) -> list[Fused]:
-    """``head`` ordered by :func:`~langmemcore.retrieval.supersession.supersede` and, for
-    a question naming a period, :func:`~langmemcore.retrieval.supersession.period_first`,
-    each place keeping its score; counts the searches whose order it changed.
+    """``head`` in supersession's order (:func:`_order`), each place keeping its score;
+    counts the searches whose order it changed.
     """
     ids = [f.note_id for f in head]
     links = await _links(repo, namespace, ids)
@@ -251,30 +285,7 @@ async def _supersede(
     ):
         stated = await stated_aspects(repo, namespace, [notes[i] for i in ids], state.named)
         statements = [statement_of(notes[i], stated, asked[i]) for i in ids]
-    order = supersede(
-        statements,
-        state.focus,
-        named=state.named,
-        links=links,
-        similarity=state.similarity,
-        newer_first=state.now,
-        marked=state.marked,
-        until=state.until,
-    )
-    if state.now and state.until is None:
-        by_note = {st.note_id: st for st in statements}
-        order = latest_change_first([by_note[n] for n in order], state.focus, state.named)
-    period = _period(state, statements)
-    if period is not None:
-        by_note = {st.note_id: st for st in statements}
-        order = period_first(
-            [by_note[n] for n in order],
-            state.focus,
-            named=state.named,
-            since=period[0],
-            until=period[1],
-            links=links,
-        )
+    order = _order(state, statements, links)
     if order == ids:
         return head
     count(superseded=1)
