@@ -104,6 +104,12 @@ def _subject_speakers(statements: Sequence[Statement], named: Collection[str]) -
     return chosen or said
 
 
+def _subject_statements(statements: Sequence[Statement], named: Collection[str]) -> list[Statement]:
+    """The statements of the speakers compared (:func:`_subject_speakers`), in order."""
+    speakers = _subject_speakers(statements, named)
+    return [st for st in statements if st.speakers and st.speakers <= speakers]
+
+
 def _related(a: Statement, b: Statement, focus: frozenset[str], similarity: float) -> bool:
     """Whether two statements of one speaker are about the same thing (a shared focus
     term, or embeddings at least ``similarity`` alike).
@@ -165,8 +171,7 @@ def untied_change(
     """
     if not asks_about_aspect(focus):
         return False
-    speakers = _subject_speakers(statements, named)
-    chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
+    chosen = _subject_statements(statements, named)
     return any(
         (newer.changes or newer.present)
         and newer.speakers == older.speakers
@@ -218,8 +223,7 @@ def supersede(
         just above the newer one (not ``newer_first``), within a named period as
         ``until`` says; every other note keeps its order.
     """
-    speakers = _subject_speakers(statements, named)
-    chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
+    chosen = _subject_statements(statements, named)
     ahead = [
         pair
         for newer in chosen
@@ -290,8 +294,7 @@ def period_first(
         The note ids, best first.
     """
     aspects = asked_aspects(focus)
-    speakers = _subject_speakers(statements, named)
-    chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
+    chosen = _subject_statements(statements, named)
     superseded = {
         older.note_id
         for newer in chosen
@@ -329,8 +332,7 @@ def latest_change_first(
     """
     order = [st.note_id for st in statements]
     aspects = asked_aspects(focus)
-    speakers = _subject_speakers(statements, named)
-    chosen = [st for st in statements if st.speakers and st.speakers <= speakers]
+    chosen = _subject_statements(statements, named)
     changes = [st for st in chosen if st.changes and aspects & st.terms and st.time]
     if not changes:
         return order
@@ -361,11 +363,10 @@ def situation_period(
     Returns:
         The first and last day, or ``None``.
     """
-    speakers = _subject_speakers(statements, named)
     shared = [
         (len(situation & st.terms), st.time.date())
-        for st in statements
-        if st.time is not None and st.speakers and st.speakers <= speakers
+        for st in _subject_statements(statements, named)
+        if st.time is not None
     ]
     best = max((count for count, _ in shared), default=0)
     if best == 0:
