@@ -14,6 +14,7 @@ from langmemcore.retrieval.state_question import (
     StateQuestion,
     asked_aspects,
     aspect_term,
+    named_things,
     statement_aspect_terms,
 )
 from langmemcore.retrieval.supersession import (
@@ -232,8 +233,12 @@ def _order(
     :func:`~langmemcore.retrieval.supersession.supersede`; for a question about the present
     naming no period, :func:`~langmemcore.retrieval.supersession.latest_change_first`; for
     one about a period (:func:`_period`),
-    :func:`~langmemcore.retrieval.supersession.period_first`.
+    :func:`~langmemcore.retrieval.supersession.period_first`. What the question names
+    beside the people speaking joins its focus
+    (:func:`~langmemcore.retrieval.state_question.named_things`).
     """
+    speakers = {s for st in statements for s in st.speakers}
+    state = replace(state, focus=state.focus | named_things(state.named, speakers))
     order = supersede(
         statements,
         state.focus,

@@ -47,6 +47,7 @@ __all__ = [
     "focus_terms",
     "named_period_end",
     "named_period_start",
+    "named_things",
     "situation_terms",
     "state_question",
     "statement_aspect_terms",
@@ -152,6 +153,15 @@ def focus_terms(question: str, entities: Collection[str] = ()) -> frozenset[str]
     text = _CURRENT.sub(" ", fold_apostrophes(question))
     names = content_stem_set(" ".join(entities)) if entities else frozenset()
     return (content_stem_set(text) - names) | aspect_terms(_PARTICIPANT.sub(" ", question))
+
+
+def named_things(named: Collection[str], speakers: Collection[str]) -> frozenset[str]:
+    """The stems of what a question names that is none of ``speakers`` (lowercase, named
+    by full or first name): "Koos" in "Does Pieter still have Koos?" is what is asked
+    about, so two of Pieter's statements naming Koos are about the same thing.
+    """
+    said = {name for speaker in speakers for name in (speaker, (speaker.split() or [""])[0])}
+    return frozenset().union(*(content_stem_set(n) for n in named if n.lower() not in said))
 
 
 def asks_about_before(question: str, times: Sequence[TimeMention] = ()) -> bool:

@@ -280,3 +280,34 @@ async def test_a_past_situation_named_by_what_happened_then_is_its_period(
         namespace, "What pet did Dana have when she lived in Lisbon?", k=10
     )
     assert rank(notes, "l1-3") == 1, notes
+
+
+PARROT = [
+    ObservationIn(
+        "q1-1",
+        "I still have Mango, my grandmother's old parrot, and he still screams at the "
+        "postman every morning.",
+        "Ines",
+        MADRID,
+    ),
+    ObservationIn("q1-2", "Ha, send me a video of him doing it!", "Omar", MADRID),
+    ObservationIn("q1-3", "Work is busy, we have a big audit in May.", "Ines", MADRID),
+    ObservationIn(
+        "q2-1", "Well, sad news. Mango flew off in March. Never came back.", "Ines", PORTO
+    ),
+    ObservationIn("q2-2", "Oh no, I'm so sorry. Did you put up posters?", "Omar", PORTO),
+    ObservationIn("q2-3", "The audit went fine in the end, no findings.", "Ines", PORTO),
+]
+
+
+async def test_a_thing_the_question_names_ties_the_later_statement_naming_it(
+    database: Database, embeddings: LocalEmbeddings, ingested: Ingested
+) -> None:
+    """ "Does Ines still have Mango?" names no aspect, and Mango is no speaker: it is what
+    is asked about, so Ines's later word on Mango supersedes her earlier one (without
+    that tie the earlier one, which repeats "still have", ranks first).
+    """
+    memory = Memory(database, embeddings)
+    namespace = await ingested("supersession-named-thing", PARROT)
+    notes = await memory.asearch(namespace, "Does Ines still have Mango?", k=10)
+    assert (rank(notes, "q2-1") or 99) < (rank(notes, "q1-1") or 0), notes

@@ -18,6 +18,7 @@ from langmemcore.retrieval.state_question import (
     aspect_terms,
     focus_terms,
     named_period_end,
+    named_things,
     state_question,
 )
 from langmemcore.retrieval.supersession import CONFLICTS, Statement, supersede, untied_change
@@ -393,6 +394,25 @@ def test_for_a_question_saying_now_a_later_word_on_the_same_thing_supersedes() -
     assert tablets <= older.terms and tablets <= newer.terms
     assert supersede([older, newer], tablets, named=("Imre",), marked=True) == [2, 1]
     assert supersede([older, newer], tablets, named=("Imre",)) == [1, 2]
+
+
+def test_what_a_question_names_beside_the_speakers_is_what_it_asks_about() -> None:
+    """ "Does Ines still have Mango?" drops the names from its focus; Mango, no speaker,
+    comes back as the thing asked about and ties Ines's later word on Mango to her earlier
+    one, though neither shares another focus term; the speakers (by full or first name)
+    stay out.
+    """
+    named = ("Ines", "Mango")
+    focus = focus_terms("Does Ines still have Mango?", named)
+    assert focus == frozenset()
+    things = named_things(named, {"ines ferreira", "omar"})
+    assert things == content_stem_set("Mango")
+    assert named_things(("Ines", "Omar Haddad"), {"ines", "omar haddad"}) == frozenset()
+    older = said(1, "Ines", at(2016, 4), "I still have Mango, my grandmother's old parrot.")
+    newer = said(2, "Ines", at(2021, 6), "Well, sad news. Mango flew off in March.")
+    assert not newer.changes
+    assert supersede([older, newer], focus | things, named=named, marked=True) == [2, 1]
+    assert supersede([older, newer], focus, named=named, marked=True) == [1, 2]
 
 
 def test_for_a_question_saying_now_close_embeddings_tie_a_later_word_naming_no_term() -> None:
