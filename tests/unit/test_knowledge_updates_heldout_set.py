@@ -59,6 +59,7 @@ SETS = {
     "heldout8": HeldOutSet(DATA / "knowledge_updates_heldout8.json", 65, 7, (13, 15)),
     "heldout9": HeldOutSet(DATA / "knowledge_updates_heldout9.json", 65, 7, (13, 15)),
     "heldout10": HeldOutSet(DATA / "knowledge_updates_heldout10.json", 65, 7, (13, 15)),
+    "heldout11": HeldOutSet(DATA / "knowledge_updates_heldout11.json", 65, 7, (13, 15)),
 }
 
 
