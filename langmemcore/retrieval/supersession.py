@@ -26,7 +26,8 @@ notes, or the thing the change names, :func:`~langmemcore.text.change.changed_th
 sold the Panda" and the older "my old Fiat Panda"). Same-topic statements that accumulate
 ("I painted a lake", later "I painted a sunset") supersede nothing: a change must be said
 or judged, or asked for: a question saying "now", "still", "these days" puts the later of two
-statements about the same thing first. Asked about an aspect now, the person's latest
+statements about the same thing first (its focus holds what it names beside the people
+speaking: "Koos" in "Does Pieter still have Koos?"). Asked about an aspect now, the person's latest
 statement announcing a change of it goes above their earlier ones, tied or not
 (:func:`latest_change_first`).
 
