@@ -27,9 +27,9 @@ sold the Panda" and the older "my old Fiat Panda"). Same-topic statements that a
 ("I painted a lake", later "I painted a sunset") supersede nothing: a change must be said
 or judged, or asked for: a question saying "now", "still", "these days" puts the later of two
 statements about the same thing first (its focus holds what it names beside the people
-speaking: "Koos" in "Does Pieter still have Koos?"). Asked about an aspect now, the person's latest
-statement announcing a change of it goes above their earlier ones, tied or not
-(:func:`latest_change_first`).
+speaking: "Koos" in "Does Pieter still have Koos?"). Asked about an aspect now, the
+person's latest statement announcing a change of it goes above their earlier ones, tied or
+not (:func:`latest_change_first`).
 
 For a question about an aspect in a period, :func:`period_first` puts first what the
 person said then about it; the period is the one the question names ("in 2019") or, for a
