@@ -60,6 +60,7 @@ SETS = {
     "heldout9": HeldOutSet(DATA / "knowledge_updates_heldout9.json", 65, 7, (13, 15)),
     "heldout10": HeldOutSet(DATA / "knowledge_updates_heldout10.json", 65, 7, (13, 15)),
     "heldout11": HeldOutSet(DATA / "knowledge_updates_heldout11.json", 65, 7, (13, 15)),
+    "heldout12": HeldOutSet(DATA / "knowledge_updates_heldout12.json", 65, 7, (13, 15)),
 }
 
 
