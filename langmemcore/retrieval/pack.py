@@ -4,6 +4,7 @@ notes or at a token budget.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
@@ -26,13 +27,18 @@ from langmemcore.retrieval.supersession import (
     supersede,
     untied_change,
 )
-from langmemcore.storage.notes.thread_access import Said
+from langmemcore.storage.notes.thread_access import Exchange, Said
 from langmemcore.storage.repository import Repository
 from langmemcore.storage.search.access import Evidence
 from langmemcore.text import content_stem_set, content_term_set, content_terms
 from langmemcore.text.change import announces_change, changed_things, states_present
 
 __all__ = ["RetrievedNote", "SourceRef", "estimate_tokens", "order_sources", "pack_notes"]
+
+_SELF = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
+_REFERENCE = re.compile(
+    r"\b(?:that|this|those|these|your|ur|yer|the)\s+((?:[\w']+\s+)?[\w']+)", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -151,7 +157,8 @@ def statement_of(
     """A loaded note as supersession reads it (its speakers, latest time, terms, vector,
     whether and what it says changed); ``stated``: the aspect terms the semantic layer
     read in observations, by key (see :func:`stated_aspects`), joined to its terms;
-    ``asked``: those of the question it answers (see :func:`answered_aspects`).
+    ``asked``: those of the question it answers and of the reply naming what it said (see
+    :func:`answered_aspects`, :func:`replied_aspects`).
     """
     times = [s.event_time for s in note.sources if s.event_time is not None]
     speakers = frozenset(s.speaker.lower() for s in note.sources if s.speaker)
@@ -198,6 +205,19 @@ def answered_aspects(note: Evidence, lead: Said | None) -> frozenset[str]:
     return statement_aspect_terms(lead.text)
 
 
+def replied_aspects(note: Evidence, reply: Said | None) -> frozenset[str]:
+    """The aspects of what a note said that its reply names, as terms: another speaker,
+    neither asking nor speaking of themselves, refers back to it by a definite, demonstrative
+    or second-person phrase ("Also the Micra failed the NCT" -> "That car is held together
+    with prayers" is about a vehicle; "ur goldfish is always depressed").
+    """
+    if reply is None or not reply.speaker or "?" in reply.text or _SELF.search(reply.text):
+        return frozenset()
+    if any(s.speaker and s.speaker.lower() == reply.speaker.lower() for s in note.sources):
+        return frozenset()
+    return frozenset().union(*map(statement_aspect_terms, _REFERENCE.findall(reply.text)))
+
+
 def _names(name: str, speaker: str) -> bool:
     """Whether ``name`` names ``speaker`` (lowercase), by full or first name."""
     return name.lower() in (speaker, (speaker.split() or [""])[0])
@@ -213,6 +233,15 @@ async def _links(
         if links.get(pair) != CONFLICTS:
             links[pair] = edge.relation
     return links
+
+
+def _around(note: Evidence, exchange: Exchange | None) -> frozenset[str]:
+    """The aspects the turns around a note name of it (:func:`answered_aspects`,
+    :func:`replied_aspects`).
+    """
+    if exchange is None:
+        return frozenset()
+    return answered_aspects(note, exchange.lead) | replied_aspects(note, exchange.reply)
 
 
 def _period(state: StateQuestion, statements: list[Statement]) -> tuple[date, date] | None:
@@ -277,8 +306,8 @@ async def _supersede(
     """
     ids = [f.note_id for f in head]
     links = await _links(repo, namespace, ids)
-    leads = await repo.leads_of(namespace, ids) if asked_aspects(state.focus) else {}
-    asked = {i: answered_aspects(notes[i], leads.get(i)) for i in ids}
+    exchanges = await repo.exchanges_of(namespace, ids) if asked_aspects(state.focus) else {}
+    asked = {i: _around(notes[i], exchanges.get(i)) for i in ids}
     statements = [statement_of(notes[i], asked=asked[i]) for i in ids]
     if untied_change(
         statements,

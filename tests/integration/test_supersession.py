@@ -311,3 +311,46 @@ async def test_a_thing_the_question_names_ties_the_later_statement_naming_it(
     namespace = await ingested("supersession-named-thing", PARROT)
     notes = await memory.asearch(namespace, "Does Ines still have Mango?", k=10)
     assert (rank(notes, "q2-1") or 99) < (rank(notes, "q1-1") or 0), notes
+
+
+SUMMER_2016 = datetime(2016, 8, 14, 18, 0, tzinfo=UTC)
+PANDA = [
+    ObservationIn("c1-1", "How was the trip down to your mam's?", "Omar", SUMMER_2016),
+    ObservationIn(
+        "c1-2",
+        "Long. Four hours of roadworks, I listened to the whole audiobook.",
+        "Dana",
+        SUMMER_2016,
+    ),
+    ObservationIn("c1-3", "Which one?", "Omar", SUMMER_2016),
+    ObservationIn(
+        "c1-4",
+        "The one about the lighthouse keeper. Anyway, the flat is fine, the lads are never home.",
+        "Dana",
+        SUMMER_2016,
+    ),
+    ObservationIn("c1-5", "Enjoy the quiet while it lasts.", "Omar", SUMMER_2016),
+    ObservationIn("c1-6", "Also the Panda failed its MOT. Again.", "Dana", SUMMER_2016),
+    ObservationIn("c1-7", "That car is held together with tape.", "Omar", SUMMER_2016),
+    ObservationIn("c1-8", "I'm off to the coast next weekend with my sister.", "Dana", SUMMER_2016),
+    ObservationIn(
+        "c2-1",
+        "Finally scrapped the old thing in March. I drive a second-hand Golf now.",
+        "Dana",
+        PORTO,
+    ),
+    ObservationIn("c2-2", "About time!", "Omar", PORTO),
+]
+
+
+async def test_a_reply_naming_what_a_statement_spoke_of_ties_it_to_the_aspect(
+    database: Database, embeddings: LocalEmbeddings, ingested: Ingested
+) -> None:
+    """ "Also the Panda failed its MOT" names no vehicle; Omar's reply ("That car is held
+    together with tape") refers back to it, so for a question about Dana's car in 2016 it
+    is the period's statement about her car and goes first (without the reply, fifth).
+    """
+    memory = Memory(database, embeddings)
+    namespace = await ingested("supersession-replied", PANDA)
+    notes = await memory.asearch(namespace, "What car did Dana drive in 2016?", k=10)
+    assert rank(notes, "c1-6") == 1, notes

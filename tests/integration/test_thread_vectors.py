@@ -125,13 +125,8 @@ async def test_the_vector_channel_finds_a_reply_through_what_it_answers(
     assert order[False].index("b1") > 0
 
 
-async def test_each_threaded_note_reads_back_its_lead(
-    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
-) -> None:
-    """The lead a thread vector embedded is what supersession reads as the turn a note
-    answers; a note without a thread has none.
-    """
-    await Memory(database, embeddings).aingest_many(ns, TURNS)
+async def _note_of(database: Database, ns: tuple[str, ...]) -> dict[str, int]:
+    """Each observation's key -> its note."""
     query = (
         select(Observation.key, Note.id)
         .join(NoteSource, NoteSource.observation_id == Observation.id)
@@ -139,10 +134,20 @@ async def test_each_threaded_note_reads_back_its_lead(
         .where(Note.namespace == ".".join(ns))
     )
     async with database.reader() as session:
-        note_of = dict((await session.execute(query)).all())
+        return dict((await session.execute(query)).all())
+
+
+async def test_each_threaded_note_reads_back_its_lead(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    """The lead a thread vector embedded is what supersession reads as the turn a note
+    answers; a note without a thread has none.
+    """
+    await Memory(database, embeddings).aingest_many(ns, TURNS)
+    note_of = await _note_of(database, ns)
     async with Repository.open(database, autocommit=True) as repo:
-        leads = await repo.leads_of(ns, list(note_of.values()))
-    by_key = {key: leads.get(note_id) for key, note_id in note_of.items()}
+        exchanges = await repo.exchanges_of(ns, list(note_of.values()))
+    by_key = {key: exchanges[n].lead if n in exchanges else None for key, n in note_of.items()}
     texts = {o.key: (o.text, o.speaker) for o in TURNS}
     expected = {"b1": "a1", "a2": "b1", "b2": "a2", "a3": "b2", "b3": "a3"}
     for key, lead in by_key.items():
@@ -150,3 +155,24 @@ async def test_each_threaded_note_reads_back_its_lead(
             assert lead is not None and (lead.text, lead.speaker) == texts[expected[key]], key
         else:
             assert lead is None, key
+
+
+async def test_each_note_reads_back_the_reply_its_thread_leads_to(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    """A note's reply is the next turn whose thread vector embeds it as the lead: the
+    inverse of the leads. The last turn of a thread has none (the next is said by no one,
+    months later, or at no known time).
+    """
+    await Memory(database, embeddings).aingest_many(ns, TURNS)
+    note_of = await _note_of(database, ns)
+    async with Repository.open(database, autocommit=True) as repo:
+        exchanges = await repo.exchanges_of(ns, list(note_of.values()))
+    texts = {o.key: (o.text, o.speaker) for o in TURNS}
+    expected = {"a1": "b1", "b1": "a2", "a2": "b2", "b2": "a3", "a3": "b3"}
+    for key, note_id in note_of.items():
+        reply = exchanges[note_id].reply if note_id in exchanges else None
+        if key in expected:
+            assert reply is not None and (reply.text, reply.speaker) == texts[expected[key]], key
+        else:
+            assert reply is None, key

@@ -1,4 +1,5 @@
-"""The aspects of the question a note answers (pure, no database)."""
+"""The aspects of the question a note answers and of the reply that names what it said
+(pure, no database)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from langmemcore.retrieval.pack import answered_aspects, statement_of
+from langmemcore.retrieval.pack import answered_aspects, replied_aspects, statement_of
 from langmemcore.retrieval.state_question import aspect_term
 from langmemcore.storage.notes.thread_access import Said
 from langmemcore.storage.search.access import Evidence, SourceRow
@@ -34,3 +35,24 @@ def test_no_aspect_from_a_statement_the_speakers_own_turn_or_no_lead() -> None:
     assert answered_aspects(REPLY, Said("How is my cat, you ask?", "dana", WHEN)) == frozenset()
     assert answered_aspects(REPLY, Said("And how is your cat?", None, WHEN)) == frozenset()
     assert answered_aspects(REPLY, None) == frozenset()
+
+
+SAID = _note("Also the Panda failed its MOT. Again.", "Dana")
+
+
+def test_a_reply_referring_back_names_the_aspect_of_what_a_note_said() -> None:
+    """ "The Panda" names no vehicle; Omar's "That car ..." refers back to it."""
+    replied = replied_aspects(SAID, Said("That car is held together with tape.", "Omar", WHEN))
+    assert aspect_term("vehicle") in replied
+    assert aspect_term("vehicle") in statement_of(SAID, asked=replied).terms
+    assert aspect_term("vehicle") not in statement_of(SAID).terms
+    assert aspect_term("pet") in replied_aspects(SAID, Said("ur dog is cuter", "Omar", WHEN))
+
+
+def test_no_aspect_from_a_reply_asking_speaking_of_itself_or_naming_no_reference() -> None:
+    assert replied_aspects(SAID, Said("Is that car still running?", "Omar", WHEN)) == frozenset()
+    assert replied_aspects(SAID, Said("The car I drive is worse.", "Omar", WHEN)) == frozenset()
+    assert replied_aspects(SAID, Said("A car like that, wow.", "Omar", WHEN)) == frozenset()
+    assert replied_aspects(SAID, Said("That car is a wreck.", "dana", WHEN)) == frozenset()
+    assert replied_aspects(SAID, Said("That car is a wreck.", None, WHEN)) == frozenset()
+    assert replied_aspects(SAID, None) == frozenset()

@@ -10,7 +10,7 @@ from langmemcore._namespace import encode_namespace
 from langmemcore.storage._session import SessionBound
 from langmemcore.storage.notes import thread_queries as tq
 
-__all__ = ["Said", "ThreadAccess", "Unthreaded"]
+__all__ = ["Exchange", "Said", "ThreadAccess", "Unthreaded"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,19 @@ class Said:
     text: str
     speaker: str | None
     event_time: datetime | None
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """The turns around a note in its thread.
+
+    Attributes:
+        lead: The turn before its latest source, which its thread vector embeds, if any.
+        reply: The turn after its latest source, if its thread goes on.
+    """
+
+    lead: Said | None
+    reply: Said | None
 
 
 @dataclass(frozen=True)
@@ -62,14 +75,22 @@ class ThreadAccess(SessionBound):
         row = (await self._rows(prepared)).first()
         return None if row is None or not row[1] else str(row[0])
 
-    async def leads_of(self, namespace: Sequence[str], note_ids: Sequence[int]) -> dict[int, Said]:
-        """The lead of each of ``note_ids`` that has one: the observation before its
-        latest source in its thread, which its thread vector embeds (see
-        :func:`~langmemcore.storage.notes.thread_queries.leads_of`).
+    async def exchanges_of(
+        self, namespace: Sequence[str], note_ids: Sequence[int]
+    ) -> dict[int, Exchange]:
+        """The lead and the reply of each of ``note_ids`` that has either: the turn before
+        its latest source in its thread, which its thread vector embeds, and the turn after
+        it (see :func:`~langmemcore.storage.notes.thread_queries.exchanges_of`).
         """
-        prepared = tq.leads_of(encode_namespace(namespace), note_ids)
-        rows = await self._rows(prepared)
-        return {int(note_id): Said(str(text), speaker, None) for note_id, text, speaker in rows}
+        rows = await self._rows(tq.exchanges_of(encode_namespace(namespace), note_ids))
+        return {
+            int(note_id): Exchange(
+                None if lead is None else Said(str(lead), lead_speaker, None),
+                None if reply is None else Said(str(reply), reply_speaker, None),
+            )
+            for note_id, lead, lead_speaker, reply, reply_speaker in rows
+            if lead is not None or reply is not None
+        }
 
     async def unthreaded_count(self, namespace: Sequence[str]) -> int:
         """How many active notes have their own embedding as thread vector."""

@@ -1,6 +1,6 @@
 """Pure SQL builders of the reads and writes of threads: an observation's predecessor in
-its thread, and the notes whose thread vector is still their own embedding (see
-:attr:`langmemcore.config.ConstructionConfig.thread_gap`).
+its thread, a note's lead and reply, and the notes whose thread vector is still their own
+embedding (see :attr:`langmemcore.config.ConstructionConfig.thread_gap`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from sqlalchemy import (
     Update,
     any_,
     bindparam,
+    exists,
     func,
     select,
     true,
@@ -36,7 +37,7 @@ from langmemcore.storage.prepared import (
 )
 
 __all__ = [
-    "leads_of",
+    "exchanges_of",
     "observation_before",
     "set_thread_vector",
     "unthreaded_count",
@@ -187,27 +188,53 @@ def set_thread_vector(
     return Prepared(_set_thread_vector(), values)
 
 
-@cache
-def _leads_of() -> Select:
-    latest = _latest_source()
-    lead = _lead(latest, gap=False)
+def _reply(latest: Any) -> Any:
+    """The observation stored after ``latest`` at or after its time, as a lateral
+    subquery.
+    """
+    after = aliased(Observation, name="after")
     return (
-        select(Note.id, lead.c.content, lead.c.speaker)
-        .select_from(Note)
-        .join(latest, true())
-        .join(lead, true())
+        select(after.id, after.content, after.speaker)
         .where(
-            Note.namespace == text_param("namespace"),
-            Note.id == any_(id_array("note_ids")),
-            Note.thread_embedding != Note.embedding,
+            after.namespace == Note.namespace,
+            after.id > latest.c.id,
+            after.event_time >= latest.c.event_time,
         )
+        .order_by(after.event_time, after.id)
+        .limit(1)
+        .lateral("reply")
     )
 
 
-def leads_of(namespace: str, note_ids: Sequence[int]) -> Prepared:
-    """(``id``, ``content``, ``speaker``) of the lead of each threaded note among
-    ``note_ids``: the observation its thread vector embeds before its context (stored
-    before its latest source, at or before that source's time; a note whose thread vector
-    is its own embedding has none).
+@cache
+def _exchanges_of() -> Select:
+    latest = _latest_source()
+    lead, reply = _lead(latest, gap=False), _reply(latest)
+    replier = aliased(Note, name="replier")
+    threaded_reply = exists(
+        select(NoteSource.note_id)
+        .join(replier, replier.id == NoteSource.note_id)
+        .where(
+            NoteSource.observation_id == reply.c.id,
+            replier.thread_embedding != replier.embedding,
+        )
+    )
+    return (
+        select(Note.id, lead.c.content, lead.c.speaker, reply.c.content, reply.c.speaker)
+        .select_from(Note)
+        .join(latest, true())
+        .outerjoin(lead, Note.thread_embedding != Note.embedding)
+        .outerjoin(reply, threaded_reply)
+        .where(Note.namespace == text_param("namespace"), Note.id == any_(id_array("note_ids")))
+    )
+
+
+def exchanges_of(namespace: str, note_ids: Sequence[int]) -> Prepared:
+    """(``id``, lead ``content`` and ``speaker``, reply ``content`` and ``speaker``) of each
+    of ``note_ids``. Its lead is the observation its thread vector embeds before its context
+    (stored before its latest source, at or before that source's time; ``NULL`` for a note
+    whose thread vector is its own embedding). Its reply is the observation stored next
+    after its latest source, at or after that source's time, when a note of that
+    observation is threaded (its thread vector embeds the latest source as its lead).
     """
-    return Prepared(_leads_of(), {"namespace": namespace, "note_ids": list(note_ids)})
+    return Prepared(_exchanges_of(), {"namespace": namespace, "note_ids": list(note_ids)})
