@@ -16,6 +16,7 @@ from langmemcore.retrieval.state_question import (
     asked_aspects,
     aspect_term,
     named_things,
+    names_speaker,
     statement_aspect_terms,
 )
 from langmemcore.retrieval.supersession import (
@@ -183,7 +184,7 @@ async def stated_aspects(
     "I'm in a shared flat in Dublin" states a home although no cue word of home is in it.
     """
     said = {s.speaker.lower() for note in notes for s in note.sources if s.speaker}
-    subjects = [n for n in dict.fromkeys(named) if any(_names(n, s) for s in said)]
+    subjects = [n for n in dict.fromkeys(named) if any(names_speaker(n, s) for s in said)]
     stated: dict[str, set[str]] = {}
     for subject in subjects:
         for value in await repo.profile_of(namespace, subject):
@@ -200,7 +201,7 @@ def answered_aspects(note: Evidence, lead: Said | None) -> frozenset[str]:
     """
     if lead is None or "?" not in lead.text or not lead.speaker:
         return frozenset()
-    if any(s.speaker and s.speaker.lower() == lead.speaker.lower() for s in note.sources):
+    if _said_by(note, lead.speaker):
         return frozenset()
     return statement_aspect_terms(lead.text)
 
@@ -213,14 +214,14 @@ def replied_aspects(note: Evidence, reply: Said | None) -> frozenset[str]:
     """
     if reply is None or not reply.speaker or "?" in reply.text or _SELF.search(reply.text):
         return frozenset()
-    if any(s.speaker and s.speaker.lower() == reply.speaker.lower() for s in note.sources):
+    if _said_by(note, reply.speaker):
         return frozenset()
     return frozenset().union(*map(statement_aspect_terms, _REFERENCE.findall(reply.text)))
 
 
-def _names(name: str, speaker: str) -> bool:
-    """Whether ``name`` names ``speaker`` (lowercase), by full or first name."""
-    return name.lower() in (speaker, (speaker.split() or [""])[0])
+def _said_by(note: Evidence, speaker: str) -> bool:
+    """Whether ``speaker`` said one of the note's sources."""
+    return any(s.speaker and s.speaker.lower() == speaker.lower() for s in note.sources)
 
 
 async def _links(

@@ -48,6 +48,7 @@ __all__ = [
     "named_period_end",
     "named_period_start",
     "named_things",
+    "names_speaker",
     "situation_terms",
     "state_question",
     "statement_aspect_terms",
@@ -155,13 +156,20 @@ def focus_terms(question: str, entities: Collection[str] = ()) -> frozenset[str]
     return (content_stem_set(text) - names) | aspect_terms(_PARTICIPANT.sub(" ", question))
 
 
+def names_speaker(name: str, speaker: str) -> bool:
+    """Whether a name a question gives names ``speaker`` (lowercase), by full or first
+    name.
+    """
+    return name.lower() in (speaker, (speaker.split() or [""])[0])
+
+
 def named_things(named: Collection[str], speakers: Collection[str]) -> frozenset[str]:
-    """The stems of what a question names that is none of ``speakers`` (lowercase, named
-    by full or first name): "Koos" in "Does Pieter still have Koos?" is what is asked
+    """The stems of what a question names that is none of ``speakers`` (lowercase, see
+    :func:`names_speaker`): "Koos" in "Does Pieter still have Koos?" is what is asked
     about, so two of Pieter's statements naming Koos are about the same thing.
     """
-    said = {name for speaker in speakers for name in (speaker, (speaker.split() or [""])[0])}
-    return frozenset().union(*(content_stem_set(n) for n in named if n.lower() not in said))
+    things = [n for n in named if not any(names_speaker(n, s) for s in speakers)]
+    return frozenset().union(*map(content_stem_set, things))
 
 
 def asks_about_before(question: str, times: Sequence[TimeMention] = ()) -> bool:

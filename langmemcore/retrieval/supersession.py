@@ -46,7 +46,11 @@ from datetime import date, datetime
 import numpy as np
 import numpy.typing as npt
 
-from langmemcore.retrieval.state_question import asked_aspects, asks_about_aspect
+from langmemcore.retrieval.state_question import (
+    asked_aspects,
+    asks_about_aspect,
+    names_speaker,
+)
 
 __all__ = [
     "CONFLICTS",
@@ -100,8 +104,7 @@ def _subject_speakers(statements: Sequence[Statement], named: Collection[str]) -
     first name), else every single speaker.
     """
     said = {s for st in statements if len(st.speakers) == 1 for s in st.speakers}
-    wanted = {n.lower() for n in named}
-    chosen = {s for s in said if s in wanted or (s.split() or [""])[0] in wanted}
+    chosen = {s for s in said if any(names_speaker(n, s) for n in named)}
     return chosen or said
 
 
