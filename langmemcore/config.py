@@ -211,7 +211,7 @@ class RetrievalConfig:
     orders the returned notes that state the asked aspect's history (the replacing value
     first, or the asked period's) and does not compete with the evidence channels for
     places; at 1.0 (the speaker channel's weight) it cost 0.8 R@5 on the LoCoMo dev split
-    (2 of 3 conversations) (BENCHMARKS.md, "Knowledge updates")."""
+    (2 of 3 conversations) (docs/experiments/knowledge-updates.md)."""
 
     priors: tuple[str, ...] = ("topic",)
     """Channels that act as a prior on the candidate pool instead of bringing candidates:
@@ -251,7 +251,8 @@ class RetrievalConfig:
     the original query only. Offline, a sub-query is the missing keywords plus bridge
     keywords, which the keyword channel serves; with it alone a round costs one statement
     and no embedding (keyword vectors come from earlier rounds and the stored keywords).
-    BENCHMARKS.md gives the recall of this choice against every channel in every round."""
+    docs/experiments/retrieval.md gives the recall of this choice against every channel in
+    every round."""
 
     diversity: float = 0.3
     """Weight of novelty in the final maximal-marginal-relevance ordering (0: fusion
@@ -268,12 +269,14 @@ class RetrievalConfig:
     ``"loop"`` for the sufficiency loop. Offline (no model) they are skipped: by default
     the topic, keyword, neighbour and propagation channels and the loop, which did not add
     0.5 point at R@5 or R@20 offline on at least 2 of the 3 dev conversations
-    (BENCHMARKS.md's ablation tables and its Multi-hop section; the neighbour channel cost
+    (the ablation tables of docs/experiments/retrieval-cost.md and multi-hop.md; the
+    neighbour channel cost
     R@5 on all three; the keyword channel, once the speaker channel's query named its
     speakers neutrally, added 6.4 R@5 on one conversation and cost R@5 and R@20 on the
     other two), and the profile channel, which changes no LoCoMo dev search and, beside
-    supersession, no knowledge-update figure offline (BENCHMARKS.md, "The profile
-    channel, session 10"). With a chat model the keyword channel ranks by the LLM's
+    supersession, no knowledge-update figure offline
+    (docs/experiments/knowledge-updates.md, "The profile channel, session 10"). With a
+    chat model the keyword channel ranks by the LLM's
     keywords."""
 
     speaker_query_neutral_names: bool = True
@@ -283,8 +286,9 @@ class RetrievalConfig:
     statement): the channel already keeps to their notes, so the names only pull it
     towards the notes that mention them. On the LoCoMo dev split, with the keyword channel
     on, R@20 +2.2 / +3.9 / 0.0 per conversation and multi-hop R@20 65.6 -> 68.3; at the
-    final defaults R@20 +7.0 / +1.9 / +2.8 (BENCHMARKS.md, "The speaker channel's query
-    with neutral names" and "Ablation table at the end of session 13")."""
+    final defaults R@20 +7.0 / +1.9 / +2.8 (docs/experiments/multi-hop.md, "The speaker
+    channel's query with neutral names", and docs/experiments/retrieval-cost.md, "Ablation
+    table at the end of session 13")."""
 
     thread_vectors: bool = True
     """Whether the vector channel ranks notes by their thread vectors (each note's context
@@ -294,7 +298,7 @@ class RetrievalConfig:
     answers. The speaker channel, the gate and the diversity step keep the notes' own
     embeddings. On the LoCoMo dev split R@5 / R@20 65.8 / 85.0 -> 66.0 / 87.0 and
     multi-hop R@20 68.9 -> 71.2, paying on 2 of 3 conversations; ingest embeds one more
-    text per threaded note (BENCHMARKS.md, "Thread vectors")."""
+    text per threaded note (docs/experiments/multi-hop.md, "Thread vectors")."""
 
     supersession: bool = True
     """Whether a question about the present ("Where does Tomas work now?", "Which band
@@ -308,8 +312,9 @@ class RetrievalConfig:
     current-state questions instead of 13, on a blind set for 52 of 67 instead of 44 with
     session 9's rules; on the LoCoMo dev split it re-orders 20 of 383 searches (R@5 -0.5,
     0.0 and +0.4 per conversation, R@20 unchanged; on the sixth blind knowledge-update
-    set 13 more of 66 current-state questions rank the newer first; BENCHMARKS.md,
-    Knowledge updates and "Ablation table at the end of session 14")."""
+    set 13 more of 66 current-state questions rank the newer first;
+    docs/experiments/knowledge-updates.md and docs/experiments/retrieval-cost.md, "Ablation
+    table at the end of session 14")."""
 
     supersession_similarity: float = 0.725
     """Cosine similarity at or above which two statements of one speaker are about the

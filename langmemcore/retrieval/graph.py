@@ -10,8 +10,8 @@ not visited: with the propagation or neighbour channel off there is no ``propaga
 default) no ``sufficiency``. A search whose channels share one statement, with no channel
 seeded by the fusion and no sub-query round (the offline default), runs straight through:
 ``decompose -> channel_fuse_pack``, the channel, fusion and packing steps as one node (two
-supersteps instead of four; each superstep is 2-3 ms of LangGraph's own work, BENCHMARKS.md
-"Search cost, round three").
+supersteps instead of four; each superstep is 2-3 ms of LangGraph's own work, see
+docs/experiments/retrieval-cost.md, "Search cost, round three").
 
 Dependencies (database, embedder, LLM, settings) reach the nodes through LangGraph's
 runtime context (:class:`RetrievalContext`). Channel rankings accumulate across rounds, so

@@ -5,10 +5,10 @@ a table has changed by 50 rows plus 10% of its size (its default thresholds). A 
 that bulk-ingests and then searches, or stops its embedded server, can be faster than
 autovacuum's next round: its searches then run on plans made for empty tables (the
 evidence statement took 12.3 ms on the ingested dev split before ``ANALYZE``, 3.1 ms after;
-BENCHMARKS.md, "Search cost, round four"). So a bulk ingest that wrote as much as
-autovacuum's thresholds ask for analyses the tables it wrote at its end, as Postgres'
-manual advises after loading data. ``ANALYZE`` takes no lock that blocks reads or writes;
-on a table the user does not own Postgres skips it with a warning.
+docs/experiments/retrieval-cost.md, "Search cost, round four"). So a bulk ingest that
+wrote as much as autovacuum's thresholds ask for analyses the tables it wrote at its end,
+as Postgres' manual advises after loading data. ``ANALYZE`` takes no lock that blocks
+reads or writes; on a table the user does not own Postgres skips it with a warning.
 """
 
 from __future__ import annotations

@@ -264,8 +264,7 @@ def stem(term: str) -> str:
     Short words keep their ending (``"bed"``, ``"sing"``, ``"need"``); irregular forms
     (``"met"``) do not meet their base. On the project's text-analysis set it conflates
     the inflections of a word more often, and unrelated words less often, than the
-    hand-made suffix rules it replaced (BENCHMARKS.md, "Text analysis: libraries vs
-    hand-made").
+    hand-made suffix rules it replaced (docs/experiments/text-analysis.md).
 
     Args:
         term: A lowercase term, as :func:`content_terms` gives.

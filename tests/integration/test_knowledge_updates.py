@@ -3,7 +3,7 @@ against real Postgres.
 
 Issue 16's targets (90% / 90% over the whole set) are met offline by supersession (the
 offline default): a development figure, as the set was read while its rules were written
-(see BENCHMARKS.md, "Knowledge updates"); asserted here with the margin it has, against the
+(see docs/experiments/knowledge-updates.md); asserted here with the margin it has, against the
 same memory without supersession. The semantic layer holds both statements of only a few
 of the set's changes. What is asserted of it: wherever the profile holds the change and the
 question parser reads the question's aspect, the current-state question ranks the newer
@@ -113,7 +113,7 @@ async def test_the_profile_channel_ranks_newer_statements_first_more_often(
 ) -> None:
     """The channel's own gain, supersession off both ways (with it on both ways the
     channel adds nothing on this set: supersession already ranks the newer statement first
-    where the profile holds the change; see BENCHMARKS.md).
+    where the profile holds the change; see docs/experiments/knowledge-updates.md).
     """
     memory, prefix = remembered
     alone = replace(memory.retrieval, supersession=False)

@@ -264,10 +264,12 @@ def test_sync_twins_read_profiles(memory: Memory, ns: tuple[str, ...]) -> None:
     assert [(s.subject, s.values, s.current) for s in memory.subjects(ns)] == [("Nadia", 1, 1)]
 
 
-def test_readme_profiles_snippet_runs(memory: Memory, capsys: pytest.CaptureFixture[str]) -> None:
+def test_documented_profiles_snippet_runs(
+    memory: Memory, capsys: pytest.CaptureFixture[str]
+) -> None:
     from tests.integration.test_readme_snippets import readme_snippet
 
-    exec(readme_snippet("Profiles (the semantic layer)"), {"memory": memory})
+    exec(readme_snippet("Profiles", "docs/semantic-layer.md"), {"memory": memory})
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "{'home': ('Hamburg',)}"
     assert lines[1].startswith("Lyon False Hamburg ['") and lines[2].startswith("Hamburg True None")

@@ -110,11 +110,12 @@ def insert_query(namespace: str, query: str, returned: Sequence[int]) -> Prepare
     The row commits asynchronously: the statement turns ``synchronous_commit`` off for its
     own transaction only (``set_config(..., true)``; run outside a transaction block, the
     statement is that transaction, so run it alone), and the search does not wait for the
-    WAL flush: 1-2 ms on a quiet machine, 4 ms p50 (17 ms mean) at load 10 (BENCHMARKS.md
-    "Search cost, round three" and "round four"). The row is visible to every session at
-    once; only a crash of the server or the machine within the WAL writer's next flushes
-    (at most three times ``wal_writer_delay``, 600 ms by default) can lose it, never
-    half-write it. Every other write keeps the server's durable commit.
+    WAL flush: 1-2 ms on a quiet machine, 4 ms p50 (17 ms mean) at load 10
+    (docs/experiments/retrieval-cost.md, "Search cost, round three" and "round four"). The
+    row is visible to every session at once; only a crash of the server or the machine
+    within the WAL writer's next flushes (at most three times ``wal_writer_delay``, 600 ms
+    by default) can lose it, never half-write it. Every other write keeps the server's
+    durable commit.
     """
     return Prepared(
         _insert_query(), {"namespace": namespace, "query": query, "returned": list(returned)}
