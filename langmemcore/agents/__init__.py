@@ -9,7 +9,6 @@ instance serves every user.
 
 from __future__ import annotations
 
-from langmemcore.agents._exchange import format_recall, is_question
 from langmemcore.agents._namespace_template import NamespaceLike, NamespaceTemplate
 from langmemcore.agents.middleware import MemoryMiddleware
 from langmemcore.agents.tools import (
@@ -33,6 +32,4 @@ __all__ = [
     "create_search_memory_tool",
     "create_timeline_tool",
     "create_traversal_tools",
-    "format_recall",
-    "is_question",
 ]
