@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
-from langchain_core.messages import BaseMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
@@ -151,22 +151,30 @@ class MemoryMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
 
     # -- recall -------------------------------------------------------------------------
 
-    async def _recall_block(self, request: ModelRequest[Any]) -> str:
-        """The recall block for this request's turn (searched once per turn)."""
+    def _turn(self, request: ModelRequest[Any]) -> tuple[tuple[str, ...], HumanMessage] | None:
+        """The namespace and the latest human message of the request (read in the
+        hook's own context, where the run's config is visible).
+        """
         human = latest_human(request.messages)
         if human is None:
+            return None
+        return self.namespace.resolve(request.runtime, _configurable()), human
+
+    async def _recall_block(self, turn: tuple[tuple[str, ...], HumanMessage] | None) -> str:
+        """The recall block for a turn (searched once per turn)."""
+        if turn is None:
             return ""
-        namespace = self.namespace.resolve(request.runtime, _configurable())
-        turn = (namespace, human.id or human.text)
+        namespace, human = turn
+        cache_key = (namespace, human.id or human.text)
         with self._recalls_lock:
-            cached = self._recalls.get(turn)
+            cached = self._recalls.get(cache_key)
         if cached is not None:
             return cached
         memory = await self.source.aget()
         found = await memory.asearch(namespace, human.text, k=self.k)
         block = format_recall(found, self.token_budget)
         with self._recalls_lock:
-            self._recalls[turn] = block
+            self._recalls[cache_key] = block
             while len(self._recalls) > _RECALLS_KEPT:
                 self._recalls.popitem(last=False)
         return block
@@ -184,7 +192,8 @@ class MemoryMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         """Add the recalled notes to the system message, then call the model."""
         if not self.recall:
             return handler(request)
-        return handler(self._recalled(request, run_sync(self._recall_block(request))))
+        block = run_sync(self._recall_block(self._turn(request)))
+        return handler(self._recalled(request, block))
 
     async def awrap_model_call(
         self,
@@ -194,7 +203,8 @@ class MemoryMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         """Async twin of :meth:`wrap_model_call`."""
         if not self.recall:
             return await handler(request)
-        return await handler(self._recalled(request, await self._recall_block(request)))
+        block = await self._recall_block(self._turn(request))
+        return await handler(self._recalled(request, block))
 
     # -- write --------------------------------------------------------------------------
 

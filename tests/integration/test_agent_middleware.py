@@ -5,6 +5,7 @@ from the run. Only the chat model is scripted."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import uuid
 from collections.abc import Callable
@@ -182,6 +183,21 @@ def test_namespace_from_an_attribute_of_the_context_and_from_configurable(
     middleware.flush()
     said = sources_with(memory, ("tenants", org, account), FACT, FACT)
     assert [s.speaker for s in said] == ["Fran"]
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_recall_reads_a_namespace_from_configurable(memory: Memory, use_async: bool) -> None:
+    org = f"org{uuid.uuid4().hex[:8]}"
+    memory.ingest(("orgs", org), FACT, key="fact", speaker="Ana")
+    middleware = MemoryMiddleware(memory, namespace=("orgs", "{org}"), write=False)
+    prompts: list[str] = []
+    agent = create_agent(recording_model(prompts), middleware=[middleware])
+    inputs, config = {"messages": [("user", QUESTION)]}, {"configurable": {"org": org}}
+    if use_async:
+        await agent.ainvoke(inputs, config)
+    else:
+        await asyncio.to_thread(agent.invoke, inputs, config)
+    assert f"Ana: {FACT}" in prompts[-1]
 
 
 def test_namespace_from_a_callable_of_the_runtime(memory: Memory) -> None:
