@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +27,7 @@ from langmemcore.agents._exchange import RECALL_HEADER
 from langmemcore.config import ConstructionConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.storage import Database
+from tests.conftest import REPO_ROOT
 from tests.integration.scripted_model import ScriptedChatModel, call
 
 FACT = "My dog Biscuit is a beagle and he loves the beach."
@@ -250,3 +254,34 @@ def test_bad_settings_are_refused() -> None:
         MemoryMiddleware(object())  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError):
         MemoryMiddleware(namespace="memories")
+
+
+EXIT_SCRIPT = """
+import sys
+from langchain.agents import create_agent
+from langmemcore import MemoryMiddleware
+from tests.integration.scripted_model import script
+
+middleware = MemoryMiddleware(namespace=("exit", sys.argv[1]))
+agent = create_agent(script("Noted."), middleware=[middleware])
+agent.invoke({"messages": [("user", sys.argv[2])]}, context={"user_id": "ana"})
+print("answered")
+"""
+
+
+def test_pending_writes_finish_when_a_script_exits_without_flush(
+    memory: Memory, database_url: str
+) -> None:
+    label = uuid.uuid4().hex[:12]
+    env = {**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_SCRIPT, label, FACT],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO_ROOT,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "answered"
+    assert len(sources_with(memory, ("exit", label), FACT, FACT)) == 1
