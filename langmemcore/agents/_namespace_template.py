@@ -37,7 +37,7 @@ def _fields(label: str) -> tuple[str, ...]:
     return names
 
 
-def _lookup(field: str, context: object, configurable: Mapping[str, Any]) -> str | None:
+def lookup_field(field: str, context: object, configurable: Mapping[str, Any]) -> str | None:
     """``field`` from the context (key or attribute), else from the configurable."""
     value = context.get(field) if isinstance(context, Mapping) else getattr(context, field, None)
     if value is None:
@@ -98,7 +98,7 @@ class NamespaceTemplate:
         context = getattr(runtime, "context", None)
         values: dict[str, str] = {}
         for field in self.fields:
-            value = _lookup(field, context, configurable or {})
+            value = lookup_field(field, context, configurable or {})
             if value is None:
                 raise ConfigurationError(
                     f"namespace field {field!r} is missing: pass it in the agent's context "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,7 +30,11 @@ from langmemcore.agents._exchange import (
     new_exchange,
 )
 from langmemcore.agents._memory_source import MemoryLike, MemorySource
-from langmemcore.agents._namespace_template import NamespaceLike, NamespaceTemplate
+from langmemcore.agents._namespace_template import (
+    NamespaceLike,
+    NamespaceTemplate,
+    lookup_field,
+)
 from langmemcore.agents._writes import BackgroundWrites
 from langmemcore.agents.tools import DEFAULT_NAMESPACE, create_memory_tools
 from langmemcore.construction.ingest import ObservationIn
@@ -51,12 +55,6 @@ def _configurable() -> dict[str, Any]:
     except RuntimeError:
         return {}
     return dict(config.get("configurable") or {})
-
-
-def _field(name: str, context: object, configurable: Mapping[str, Any]) -> str | None:
-    value = context.get(name) if isinstance(context, Mapping) else getattr(context, name, None)
-    value = configurable.get(name) if value is None else value
-    return None if value is None else str(value)
 
 
 def _text_key(role: str, text: str) -> str:
@@ -218,7 +216,7 @@ class MemoryMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> list[ObservationIn]:
         context = runtime.context
         human = self.user_name or next(
-            (v for f in _USER_FIELDS if (v := _field(f, context, configurable)) is not None),
+            (v for f in _USER_FIELDS if (v := lookup_field(f, context, configurable)) is not None),
             "user",
         )
         now = datetime.now(UTC)
