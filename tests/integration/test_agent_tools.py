@@ -22,6 +22,7 @@ from langmemcore.agents import (
     create_traversal_tools,
 )
 from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.retrieval.active import build_traversal_tools
 from langmemcore.storage import Database
 from tests.integration.scripted_model import call, script
 
@@ -195,3 +196,13 @@ def test_a_missing_namespace_field_raises(tools: list[BaseTool]) -> None:
     agent = create_agent(script(call("search_memory", query="x"), "Ok."), tools)
     with pytest.raises(ConfigurationError, match="'user_id'"):
         agent.invoke({"messages": [("user", "go")]}, context={})
+
+
+def test_fixed_namespace_traversal_tools_run_under_a_sync_agent(memory: Memory) -> None:
+    namespace = ("tooltest", user())
+    memory.ingest(namespace, "My beagle Pretzel chases pigeons.", key="a")
+    tools = build_traversal_tools(memory.database, memory.embeddings, namespace)
+    steps = (call("find_keywords", "c1", text="Pretzel the dog"), notes_for_first_keyword)
+    result = create_agent(script(*steps, "Ok."), tools).invoke({"messages": [("user", "go")]})
+    keywords, notes = tool_results(result["messages"])
+    assert keywords.status == "success" and "pigeons" in notes.text
