@@ -25,6 +25,7 @@ from langmemcore._bridge import run_sync
 from langmemcore._errors import InvalidInputError, NotFoundError, ObservationConflictError
 from langmemcore.agents._memory_source import MemoryLike, MemorySource
 from langmemcore.agents._namespace_template import NamespaceLike, NamespaceTemplate
+from langmemcore.construction.ingest import checked_observation
 from langmemcore.memory import Memory
 from langmemcore.retrieval import traversal as tr
 from langmemcore.retrieval.active.tools import (
@@ -200,13 +201,14 @@ def create_manage_memory_tool(
             raise ToolException(f"{action} needs the id of a memory")
         if action != "delete" and not (content and content.strip()):
             raise ToolException(f"{action} needs the content to remember")
-        key = id or uuid.uuid4().hex
+        key, now = id or uuid.uuid4().hex, datetime.now(UTC)
+        if action != "delete":  # refuse bad content before an update forgets the old one
+            limit = memory.config.max_observation_chars
+            checked_observation(str(content), key, speaker, now, None, limit)
         if action != "create" and await memory.aforget(ns, key) is None:
             raise ToolException(f"no memory has id {key!r}")
         if action != "delete":
-            await memory.aingest(
-                ns, str(content), key=key, speaker=speaker, event_time=datetime.now(UTC)
-            )
+            await memory.aingest(ns, str(content), key=key, speaker=speaker, event_time=now)
         return f"{action}d memory {key}"
 
     return _memory_tool(

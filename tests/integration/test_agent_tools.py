@@ -107,6 +107,18 @@ def test_update_and_delete_by_id(tools: list[BaseTool], memory: Memory) -> None:
     texts = [s.text for n in memory.search(namespace, "gym", k=10) for s in n.sources]
     assert "My gym is Blue Lotus." in texts and "My gym is Iron Temple." not in texts
 
+    (too_long,) = run(
+        call(
+            "manage_memory",
+            action="update",
+            id=memory_id,
+            content="gym " * (memory.config.max_observation_chars // 4 + 1),
+        )
+    )
+    assert too_long.status == "error"
+    texts = [s.text for n in memory.search(namespace, "gym", k=10) for s in n.sources]
+    assert "My gym is Blue Lotus." in texts  # a refused update keeps the memory
+
     (deleted,) = run(call("manage_memory", action="delete", id=memory_id))
     assert deleted.text == f"deleted memory {memory_id}"
     assert memory.search(namespace, "gym", k=10) == []
