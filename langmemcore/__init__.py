@@ -20,6 +20,15 @@ from langmemcore._errors import (
     NotFoundError,
     ObservationConflictError,
 )
+from langmemcore.agents import (
+    MemoryMiddleware,
+    create_manage_memory_tool,
+    create_memory_tools,
+    create_profile_tool,
+    create_search_memory_tool,
+    create_timeline_tool,
+    create_traversal_tools,
+)
 from langmemcore.construction.bulk import IngestReport
 from langmemcore.embeddings import LocalEmbeddings, resolve_embeddings
 from langmemcore.memory import Memory
@@ -42,6 +51,7 @@ __all__ = [
     "LangMemCoreError",
     "LocalEmbeddings",
     "Memory",
+    "MemoryMiddleware",
     "MemoryRetriever",
     "MemoryStore",
     "MigrationRequiredError",
@@ -49,5 +59,11 @@ __all__ = [
     "ObservationConflictError",
     "Repository",
     "__version__",
+    "create_manage_memory_tool",
+    "create_memory_tools",
+    "create_profile_tool",
+    "create_search_memory_tool",
+    "create_timeline_tool",
+    "create_traversal_tools",
     "resolve_embeddings",
 ]

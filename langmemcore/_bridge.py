@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import functools
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-__all__ = ["run_sync", "sync_twin"]
+__all__ = ["run_sync", "submit", "sync_twin"]
 
 T = TypeVar("T")
 S = TypeVar("S")
@@ -66,6 +67,21 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         coro.close()
         raise RuntimeError("run_sync() called from the langmemcore bridge loop; await instead.")
     return asyncio.run_coroutine_threadsafe(coro, loop).result()
+
+
+def submit(coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+    """Start a coroutine on the bridge loop without waiting for it.
+
+    Work submitted here outlives the caller's own event loop (a script's
+    ``asyncio.run`` may return before it is done).
+
+    Args:
+        coro: The coroutine to run.
+
+    Returns:
+        A thread-safe future of its result (``asyncio.wrap_future`` awaits it).
+    """
+    return asyncio.run_coroutine_threadsafe(coro, _bridge_loop())
 
 
 def sync_twin(

@@ -98,6 +98,15 @@ def test_quickstart_example_runs(database_url: str) -> None:
     assert "Caroline: Caroline went to an LGBTQ support group" in result.stdout
 
 
+def test_agent_middleware_example_recalls_thread_one_in_thread_two(database_url: str) -> None:
+    result = run_example("agent_middleware.py", {"DATABASE_URL": database_url})
+    assert result.returncode == 0, result.stderr
+    for mode in ("invoke", "ainvoke"):
+        assert f"{mode}: thread 2's prompt holds the fact from thread 1: True" in result.stdout
+        assert f"{mode}: agent: Your dog is called Biscuit." in result.stdout
+    assert ": My dog Biscuit is a beagle who loves the beach." in result.stdout
+
+
 def test_retriever_chain_example_offline(database_url: str) -> None:
     result = run_example("retriever_chain.py", {"DATABASE_URL": database_url})
     assert result.returncode == 0, result.stderr

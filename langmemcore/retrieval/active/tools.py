@@ -2,14 +2,16 @@
 semantic layer (a person's information, a person's aspect).
 
 The tools (:func:`build_traversal_tools`) are ordinary LangChain tools bound to one
-namespace, so they can also be given to another agent (e.g. ``create_react_agent``). Each
-returns compact JSON text and, as its artifact, the ids of the notes whose content it showed.
+namespace, sync and async, so they can also be given to another agent (e.g.
+``create_agent``); ``langmemcore.agents.create_traversal_tools`` builds the same tools with a
+namespace filled in from each run. Each returns compact JSON text and, as its artifact, the
+ids of the notes whose content it showed.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -18,6 +20,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field, ValidationError
 
+from langmemcore._bridge import run_sync
 from langmemcore._errors import InvalidInputError, NotFoundError
 from langmemcore._namespace import validate_namespace
 from langmemcore.profiles.aspects import ASPECTS
@@ -28,7 +31,15 @@ from langmemcore.storage.models import ACTIVE
 from langmemcore.storage.profiles.records import StoredValue
 from langmemcore.storage.repository import Repository
 
-__all__ = ["MAX_CONTEXT_CHARS", "build_traversal_tools"]
+__all__ = [
+    "MAX_CONTEXT_CHARS",
+    "TRAVERSAL_TOOLS",
+    "Traversal",
+    "ToolOutput",
+    "build_traversal_tools",
+    "tool_error",
+    "validation_message",
+]
 
 MAX_CONTEXT_CHARS = 600
 """A note's text is cut to this many characters in tool output."""
@@ -75,14 +86,16 @@ class _PersonAspect(BaseModel):
     aspect: str = Field(description=f"One of: {', '.join(ASPECTS)}.")
 
 
-def _validation_message(error: ValidationError) -> str:
+def validation_message(error: ValidationError) -> str:
+    """A tool's argument errors as the text the model reads."""
     problems = "; ".join(
         f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in error.errors()
     )
     return f"error: invalid arguments ({problems})"
 
 
-def _tool_error(error: ToolException) -> str:
+def tool_error(error: ToolException) -> str:
+    """A tool's error as the text the model reads."""
     return f"error: {error}"
 
 
@@ -106,8 +119,8 @@ def _render(payload: dict[str, Any]) -> str:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
-class _Traversal:
-    """The six tools' bodies, bound to one database, embedder and namespace."""
+class Traversal:
+    """The traversal tools' bodies, bound to one database, embedder and namespace."""
 
     def __init__(
         self, database: Database, embeddings: Embeddings, namespace: tuple[str, ...], limit: int
@@ -135,6 +148,7 @@ class _Traversal:
         return _render(body), tuple(n.id for n in found.notes)
 
     async def find_keywords(self, text: str) -> ToolOutput:
+        """Cues closest in meaning to ``text``, with their note counts."""
         if not text.strip():
             raise ToolException("text is empty")
         vector = await self._embed(text)
@@ -143,16 +157,19 @@ class _Traversal:
         return _render({"keywords": [h._asdict() for h in hits]}), ()
 
     async def keyword_tags(self, keyword: str) -> ToolOutput:
+        """The tags and relations of the associations around a cue."""
         async with self._repo() as repo:
             name, notes, tags = await tr.keyword_tags(repo, self.namespace, keyword, self.limit)
         return _render({"keyword": name, "notes": notes, "tags": [t._asdict() for t in tags]}), ()
 
     async def notes_for(self, keyword: str, tag: str | None = None) -> ToolOutput:
+        """Notes carrying a cue, optionally through associations with a tag."""
         async with self._repo() as repo:
             found = await tr.notes_for(repo, self.namespace, keyword, tag, self.limit)
         return self._notes({"keyword": keyword, "tag": tag}, found)
 
     async def note_cues(self, note_id: int) -> ToolOutput:
+        """A note's text, cues, links and topics."""
         async with self._repo() as repo:
             cues = await tr.note_cues(repo, self.namespace, note_id, self.limit)
         body = {
@@ -165,12 +182,14 @@ class _Traversal:
         return _render(body), (cues.note.id,) if cues.status == ACTIVE else ()
 
     async def timeline(self, start_date: str, end_date: str | None = None) -> ToolOutput:
+        """Notes that happened from ``start_date`` to ``end_date``, oldest first."""
         async with self._repo() as repo:
             start, end = tr.date_range(start_date, end_date)
             found = await tr.timeline(repo, self.namespace, start, end, self.limit)
         return self._notes({"from": _when(start), "before": _when(end)}, found)
 
     async def topic_notes(self, topic: str | int) -> ToolOutput:
+        """The notes of a topic (by id, label or description)."""
         async with self._repo() as repo:
             hit, found = await tr.topic_notes(
                 repo, self.namespace, str(topic), self._embed, self.limit
@@ -187,6 +206,7 @@ class _Traversal:
         raise ToolException(f"memory has no profile of {person!r}; profiles: {known}")
 
     async def person_profile(self, person: str) -> ToolOutput:
+        """A person's aspects with their current values."""
         async with self._repo() as repo:
             subject = await self._subject(repo, person)
             values = await aspect_values(repo, self.namespace, subject, ())
@@ -203,6 +223,7 @@ class _Traversal:
         return _render({"person": subject, "aspects": ordered}), tuple(dict.fromkeys(shown))
 
     async def person_aspect(self, person: str, aspect: str) -> ToolOutput:
+        """One aspect of a person with its history, newest first."""
         name = aspect.strip().casefold()
         if name not in ASPECTS:
             raise ToolException(f"unknown aspect {aspect!r}; the aspects are {', '.join(ASPECTS)}")
@@ -226,7 +247,7 @@ class _Traversal:
         return _render(body), tuple(n for n in ids if n in notes)
 
 
-_TOOLS: tuple[tuple[str, type[BaseModel], str], ...] = (
+TRAVERSAL_TOOLS: tuple[tuple[str, type[BaseModel], str], ...] = (
     (
         "find_keywords",
         _FindKeywords,
@@ -278,6 +299,15 @@ _TOOLS: tuple[tuple[str, type[BaseModel], str], ...] = (
 )
 
 
+def _sync(body: Callable[..., Coroutine[Any, Any, ToolOutput]]) -> Callable[..., ToolOutput]:
+    """A tool body's sync twin, run through the loop bridge."""
+
+    def run(**args: Any) -> ToolOutput:
+        return run_sync(body(**args))
+
+    return run
+
+
 def build_traversal_tools(
     database: Database,
     embeddings: Embeddings,
@@ -285,7 +315,7 @@ def build_traversal_tools(
     *,
     limit: int = tr.DEFAULT_LIMIT,
 ) -> list[BaseTool]:
-    """The traversal tools, bound to one namespace.
+    """The traversal tools, bound to one namespace, for sync and async invocation.
 
     Each tool returns JSON text, with ``response_format="content_and_artifact"``: invoked
     with a tool call it yields a ``ToolMessage`` whose ``artifact`` is the tuple of note ids
@@ -301,16 +331,17 @@ def build_traversal_tools(
     Raises:
         InvalidNamespaceError: The namespace is invalid.
     """
-    traversal = _Traversal(database, embeddings, validate_namespace(namespace), limit)
+    traversal = Traversal(database, embeddings, validate_namespace(namespace), limit)
     return [
         StructuredTool.from_function(
+            func=_sync(getattr(traversal, name)),
             coroutine=getattr(traversal, name),
             name=name,
             description=description,
             args_schema=schema,
             response_format="content_and_artifact",
-            handle_tool_error=_tool_error,
-            handle_validation_error=_validation_message,
+            handle_tool_error=tool_error,
+            handle_validation_error=validation_message,
         )
-        for name, schema, description in _TOOLS
+        for name, schema, description in TRAVERSAL_TOOLS
     ]
