@@ -104,3 +104,22 @@ async def test_store_items_in_the_third_person_speak_of_the_user(
     profile = await memory.aprofile(ns, "user")
     assert _current(profile, "home") == ["Berlin"]
     assert _current(profile, "pet"), profile
+
+
+async def test_the_users_own_turns_and_notes_about_them_are_one_subject(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    """A turn the user said ("user", as a LangChain human message's speaker) and a later
+    agent note about them without a speaker are statements of one subject.
+    """
+    memory = _memory(database, embeddings)
+    await memory.aingest(ns, "I live in Lisbon.", key="lisbon", speaker="user", event_time=JAN_2024)
+    await memory.aingest(ns, "User moved to Berlin.", key="berlin", event_time=JUN_2024)
+    notes = await memory.asearch(ns, "Where do I live now?", k=10)
+    newer, older = _rank(notes, "berlin"), _rank(notes, "lisbon")
+    assert newer is not None and older is not None and newer < older, notes
+    home = [a for a in (await memory.aprofile(ns, "user")).aspects if a.aspect == "home"]
+    assert [(v.value, v.current) for v in home[0].values] == [
+        ("Lisbon", False),
+        ("Berlin", True),
+    ]
