@@ -26,6 +26,7 @@ __all__ = [
     "USER_NOUNS",
     "asks_about_user",
     "is_user",
+    "names_user",
     "subject_of",
     "user_as_first_person",
 ]
@@ -73,6 +74,16 @@ _AFTER_OBJECT = word_set(
 def is_user(speaker: str | None) -> bool:
     """Whether ``speaker`` is the user (no speaker, or the speaker :data:`USER`)."""
     return speaker is None or not speaker.strip() or speaker.strip().lower() == USER
+
+
+def names_user(name: str) -> bool:
+    """Whether a subject name is a third-person name of the user (``User``, ``the user``,
+    ``the user's``).
+    """
+    words = name.casefold().replace("\u2019", "'").removesuffix("'s").split()
+    if words[:1] == ["the"]:
+        words = words[1:]
+    return len(words) == 1 and words[0] in USER_NOUNS
 
 
 def subject_of(speaker: str | None) -> str:

@@ -8,7 +8,14 @@ import pytest
 from langmemcore.config import RetrievalConfig
 from langmemcore.profiles.question import parse_profile_question
 from langmemcore.retrieval.state_question import state_question
-from langmemcore.text.user import USER, asks_about_user, is_user, subject_of, user_as_first_person
+from langmemcore.text.user import (
+    USER,
+    asks_about_user,
+    is_user,
+    names_user,
+    subject_of,
+    user_as_first_person,
+)
 
 
 @pytest.mark.parametrize(
@@ -50,6 +57,11 @@ def test_questions_about_the_user() -> None:
     assert asks_about_user("Where do I live now?")
     assert not asks_about_user("Where did Sipho live while he worked at the mine?")
     assert not asks_about_user("What is in the user manual?")
+
+
+def test_third_person_names_of_the_user() -> None:
+    assert names_user("User") and names_user("the user") and names_user("The user's")
+    assert not names_user("user manual") and not names_user("Nadia") and not names_user("")
 
 
 def test_the_user_is_the_subject_of_speakerless_and_user_observations() -> None:
