@@ -20,6 +20,7 @@ from langmemcore._errors import InvalidInputError
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import ProgressLike
 from langmemcore._validate import check_count, check_search
+from langmemcore._warmup import start_warm_up, wait_warm_up
 from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
 from langmemcore.construction.bulk import BulkIngest, IngestReport
@@ -48,6 +49,10 @@ __all__ = ["Memory"]
 
 class Memory:
     """Long-term memory in a Postgres + pgvector database.
+
+    Creating or opening a memory starts loading the models it uses (the local embedder,
+    and the English parse when profiles are on) in a background thread, once per
+    process; :meth:`awarm_up` / :meth:`warm_up` wait for them.
 
     Args:
         database: The database (schema at head).
@@ -90,6 +95,7 @@ class Memory:
         self._topics = TopicSchedule(database, self.config)
         self.profiles = ProfileLayer(database)
         self.maintenance = Maintenance(self._context)
+        self._warm_up = start_warm_up(embeddings, parser=self.config.profiles)
 
     @classmethod
     async def aopen(
@@ -114,6 +120,7 @@ class Memory:
             ConfigurationError: The embedder's dimensions differ from the schema's.
         """
         embedder = resolve_embeddings(embeddings)
+        start_warm_up(embedder, parser=(config or ConstructionConfig()).profiles)
         database = await open_schema(url, lambda: embedding_dims(embedder))
         return cls(
             database,
@@ -368,6 +375,21 @@ class Memory:
         """Every subject with a profile in the namespace, by name."""
         return await self.profiles.subjects(namespace)
 
+    async def awarm_up(self) -> None:
+        """Wait until the models memory uses are loaded: the local embedder and, with
+        profiles on, the English parse.
+
+        Opening a memory starts loading them in a background thread (once per process),
+        so that the first write or search does not wait for them; this waits for that
+        load, e.g. at an application's start, and returns at once when it is done.
+
+        Raises:
+            ConfigurationError: A model's package is not installed.
+        """
+        if self._warm_up.done() and self._warm_up.exception() is not None:
+            self._warm_up = start_warm_up(self.embeddings, parser=self.config.profiles)
+        await wait_warm_up(self._warm_up)
+
     async def aflush(self) -> None:
         """Wait for background work (topic evolution) started by :meth:`aingest`."""
         await self._topics.flush()
@@ -388,3 +410,4 @@ class Memory:
     profile = sync_twin(aprofile)
     subjects = sync_twin(asubjects)
     flush = sync_twin(aflush)
+    warm_up = sync_twin(awarm_up)

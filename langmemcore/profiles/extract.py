@@ -28,19 +28,26 @@ from langmemcore.profiles._pattern_extract import pattern_statements
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.text.parse import parse_texts
 from langmemcore.text.tokens import fold_apostrophes
+from langmemcore.text.user import is_user, subject_of, user_as_first_person
 
 __all__ = ["extract_batch", "extract_statements"]
 
 _SPEAKER_PREFIX = re.compile(r"^\s*([A-Z][\w.' -]{0,40}?)\s*:\s+")
 
 
-def _message(text: str, speaker: str | None) -> tuple[str, str | None]:
-    """The text without a leading ``"Name: "`` and the speaker it names when unknown."""
+def _message(text: str, speaker: str | None) -> tuple[str, str]:
+    """The text without a leading ``"Name: "`` and its speaker: the one given, else the one
+    the prefix names, else the user (:data:`~langmemcore.text.user.USER`). What the user's
+    text says of the user in the third person ("User lives in Lisbon") is read as said by
+    them in the first person (:func:`~langmemcore.text.user.user_as_first_person`).
+    """
     text = fold_apostrophes(text)
     prefix = _SPEAKER_PREFIX.match(text)
     if prefix:
-        return text[prefix.end() :], speaker or prefix.group(1).strip()
-    return text, speaker
+        text, speaker = text[prefix.end() :], speaker or prefix.group(1).strip()
+    if is_user(speaker):
+        text = user_as_first_person(text) or text
+    return text, subject_of(speaker)
 
 
 def _words(value: str) -> set[str]:
@@ -91,7 +98,9 @@ def extract_batch(
     First person resolves to the speaker; a third person to the person named ("Nadia
     moved to Hamburg", "Mia and I got married"); pronouns and unnamed relations ("she",
     "my sister") state nothing. A leading ``"Name: "`` is read as the speaker when the
-    speaker is None.
+    speaker is None; with neither, the speaker is the user, and the user's notes about
+    themself in the third person ("User moved to Berlin", "The user's dog is Biscuit")
+    are statements of the user.
 
     Args:
         observations: ``(text, speaker)`` pairs, speaker None when unknown.

@@ -21,6 +21,7 @@ from datetime import date, datetime
 from langmemcore.profiles.aspects import ASPECTS
 from langmemcore.text.dates import scan_time_mentions
 from langmemcore.text.tokens import fold_apostrophes
+from langmemcore.text.user import USER, asks_about_user
 
 __all__ = ["ProfileQuestion", "parse_profile_question", "text_aspects"]
 
@@ -141,6 +142,15 @@ def _subject(question: str, subjects: Sequence[str]) -> str | None:
     return best[1] if best else None
 
 
+def _the_user(question: str, subjects: Sequence[str]) -> str | None:
+    """The user's subject among `subjects` when the question asks in the first person
+    ("Where do I live now?"; see :func:`~langmemcore.text.user.asks_about_user`).
+    """
+    if not asks_about_user(question):
+        return None
+    return next((s for s in subjects if s.strip().lower() == USER), None)
+
+
 def _aspects(question: str) -> tuple[str, ...]:
     """The aspects the question asks about (a "when she lived in ..." clause dates it)."""
     question = _WHEN.sub(" ", question)
@@ -188,11 +198,12 @@ def parse_profile_question(
             past period from the current one; None keeps only absolute dates.
 
     Returns:
-        The subject, aspects and period asked about; None when the question names none
-        of `subjects` or asks about no aspect.
+        The subject, aspects and period asked about (the user's subject when the
+        question names none and asks in the first person); None when it has no subject
+        or asks about no aspect.
     """
     question = fold_apostrophes(question)
-    subject = _subject(question, subjects)
+    subject = _subject(question, subjects) or _the_user(question, subjects)
     if subject is None:
         return None
     aspects = _aspects(question)

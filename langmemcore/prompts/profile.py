@@ -24,6 +24,7 @@ from langmemcore.profiles.aspects import ASPECTS, AspectStatement
 from langmemcore.profiles.extract import extract_statements
 from langmemcore.prompts._call import call_structured
 from langmemcore.prompts._clean import clean_text
+from langmemcore.text.user import is_user, names_user, subject_of
 
 __all__ = [
     "MAX_STATEMENTS",
@@ -111,7 +112,12 @@ def render_profile_prompt(text: str, speaker: str | None) -> str:
 
 
 def _subject(raw: str, text: str, speaker: str | None) -> str | None:
-    """The subject memory names, or None when the message cannot be about `raw`."""
+    """The subject memory names, or None when the message cannot be about `raw`: the user
+    (:data:`~langmemcore.text.user.USER` when there is no speaker) for "I", "User" or
+    "the user" in the user's message, as the offline extraction reads it.
+    """
+    if is_user(speaker) and (names_user(raw) or raw.casefold() in _FIRST_PERSON):
+        return subject_of(speaker)
     if speaker and (raw.casefold() == speaker.casefold() or raw.casefold() in _FIRST_PERSON):
         return speaker
     if not raw or len(raw) > LLM_MAX_KEYWORD_CHARS or raw.casefold() in _FIRST_PERSON:

@@ -33,6 +33,7 @@ from langmemcore.storage.repository import Repository
 from langmemcore.storage.search.access import Evidence
 from langmemcore.text import content_stem_set, content_term_set, content_terms
 from langmemcore.text.change import announces_change, changed_things, states_present
+from langmemcore.text.user import subject_of
 
 __all__ = ["RetrievedNote", "SourceRef", "estimate_tokens", "order_sources", "pack_notes"]
 
@@ -162,7 +163,7 @@ def statement_of(
     :func:`answered_aspects`, :func:`replied_aspects`).
     """
     times = [s.event_time for s in note.sources if s.event_time is not None]
-    speakers = frozenset(s.speaker.lower() for s in note.sources if s.speaker)
+    speakers = frozenset(subject_of(s.speaker).lower() for s in note.sources)
     profile = frozenset().union(*((stated or {}).get(s.key, frozenset()) for s in note.sources))
     return Statement(
         note.id,
@@ -183,7 +184,7 @@ async def stated_aspects(
     names who said one of ``notes`` (as :func:`aspect_term` terms, by observation key):
     "I'm in a shared flat in Dublin" states a home although no cue word of home is in it.
     """
-    said = {s.speaker.lower() for note in notes for s in note.sources if s.speaker}
+    said = {subject_of(s.speaker).lower() for note in notes for s in note.sources}
     subjects = [n for n in dict.fromkeys(named) if any(names_speaker(n, s) for s in said)]
     stated: dict[str, set[str]] = {}
     for subject in subjects:

@@ -33,6 +33,7 @@ from langmemcore.profiles.question import text_aspects
 from langmemcore.profiles.statement_cues import statement_aspects
 from langmemcore.text import TimeMention, content_stem_set
 from langmemcore.text.tokens import fold_apostrophes
+from langmemcore.text.user import USER, asks_about_user
 
 __all__ = [
     "StateQuestion",
@@ -257,7 +258,9 @@ def state_question(
 ) -> StateQuestion | None:
     """The question as supersession reads it (with the dates and the names a query plan
     found in it), when it asks about the present, the state before a change or the
-    state in a named period and the settings switch supersession on (else ``None``).
+    state in a named period and the settings switch supersession on (else ``None``). A
+    question about the user ("Where does the user live now?", "Where do I live now?")
+    names the user (:data:`~langmemcore.text.user.USER`).
     """
     if not config.supersession:
         return None
@@ -270,6 +273,8 @@ def state_question(
         now = False
     else:
         return None
+    if asks_about_user(question) and USER not in {e.lower() for e in entities}:
+        entities = (*entities, USER)
     focus = focus_terms(question, entities)
     marked = bool(_CURRENT.search(fold_apostrophes(question)))
     similarity = config.supersession_similarity

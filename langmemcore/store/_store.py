@@ -258,6 +258,13 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         """Sync twin of :meth:`aflush`."""
         run_sync(self.aflush(progress=progress))
 
+    async def awarm_up(self) -> None:
+        """Wait until the models the store's memory uses are loaded (see
+        :meth:`Memory.awarm_up <langmemcore.Memory.awarm_up>`; opening the store started
+        loading them in the background).
+        """
+        await self.memory.awarm_up()
+
     async def asweep_ttl(self) -> int:
         """Delete expired items now and queue the repair of their memory.
 
@@ -336,6 +343,7 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         return await self.memory.aprofile(namespace, subject)
 
     profile = sync_twin(aprofile)
+    warm_up = sync_twin(awarm_up)
 
     def close(self) -> None:
         """Stop the TTL sweeper and wait for background construction."""

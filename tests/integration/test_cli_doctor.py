@@ -53,7 +53,8 @@ def test_doctor_and_migrate_on_the_embedded_default(tmp_path: Path) -> None:
 def test_doctor_prints_nothing_on_stderr(tmp_path: Path) -> None:
     """No RuntimeDirWarning even where both runtime folders on offer are mode 0755: the
     given XDG_RUNTIME_DIR, and the temporary one as the embedded server leaves it after
-    opening it to its own system user. No model is loaded, so no progress bar either.
+    opening it to its own system user; no progress bar while doctor loads the embedder and
+    the parser to time them.
     """
     temp = tmp_path / "tmp"
     stale = temp / f"langmemcore-{os.geteuid()}"

@@ -75,9 +75,32 @@ def test_questions_hypotheticals_and_negations_state_nothing(text: str) -> None:
     assert extract_statements(text, "Nadia") == []
 
 
-def test_no_speaker_no_first_person_statement() -> None:
-    assert extract_statements("I live in Lyon.", None) == []
+def test_no_speaker_is_the_user() -> None:
+    assert _one("I live in Lyon.", None).subject == "user"
     assert _one("Nadia: I live in Lyon.", None).subject == "Nadia"
+
+
+@pytest.mark.parametrize(
+    ("text", "aspect", "value"),
+    [
+        ("User lives in Lisbon.", "home", "Lisbon"),
+        ("User moved from Lisbon to Berlin", "home", "Berlin"),
+        ("The user's dog is Biscuit", "pet", "dog"),
+        ("The user works as a nurse at the city hospital.", "work", None),
+    ],
+)
+def test_third_person_notes_about_the_user_are_the_users(
+    text: str, aspect: str, value: str | None
+) -> None:
+    for speaker in (None, "user"):
+        found = _one(text, speaker)
+        assert (found.subject, found.aspect) == ("user", aspect)
+        assert value is None or found.value == value
+
+
+def test_a_named_speakers_note_about_the_user_is_not_theirs() -> None:
+    found = extract_statements("The user lives in Lyon.", "Nadia")
+    assert all(st.subject != "Nadia" for st in found)
 
 
 def test_values_are_short_and_normalised() -> None:

@@ -152,3 +152,22 @@ def test_the_prompt_names_the_speaker_the_text_and_every_aspect() -> None:
     prompt = render_profile_prompt("I love {curly} braces", None)
     assert "Speaker: unknown" in prompt and "I love {curly} braces" in prompt
     assert "home, work, education" in prompt and "gym, plan" in prompt
+
+
+async def test_the_user_in_a_note_without_a_speaker_is_the_user() -> None:
+    llm = scripted(
+        answer(
+            st("The user", "pet", "dog Biscuit"),
+            st("User", "home", "Berlin"),
+            st("I", "work", "Airbus"),
+            st("Nadia", "home", "Lyon"),
+        )
+    )
+    text = "The user's dog is Biscuit. User moved to Berlin. I work at Airbus. Nadia lives in Lyon."
+    found = await extract_statements_llm(llm, text, None)
+    assert found == [
+        AspectStatement("user", "pet", "dog Biscuit"),
+        AspectStatement("user", "home", "Berlin"),
+        AspectStatement("user", "work", "Airbus"),
+        AspectStatement("Nadia", "home", "Lyon"),
+    ]

@@ -11,6 +11,7 @@ from langmemcore.memory import Memory
 
 TWINS = ["open", "ingest", "ingest_many", "evolve_topics", "undo", "unmerge", "forget"]
 TWINS += ["search", "feedback", "compact", "restore", "search_archived", "flush"]
+TWINS += ["warm_up"]
 
 
 @pytest.mark.parametrize("name", TWINS)
