@@ -58,6 +58,10 @@ class UpdateFact:
         newer: Key of the turn stating the newer value.
         current_question: A question about the current value.
         past_question: A question about the earlier period's value.
+        as_of: A time between the two statements' sessions, if the set gives one.
+        as_of_question: A question without a date, asked at ``as_of`` (answered by the
+            older value) and, if given, at ``as_of_after`` (answered by the newer).
+        as_of_after: A time after the newer statement's session, if the set gives one.
     """
 
     id: str
@@ -68,6 +72,9 @@ class UpdateFact:
     newer: str
     current_question: str
     past_question: str
+    as_of: datetime | None = None
+    as_of_question: str | None = None
+    as_of_after: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +114,11 @@ def _conversation(raw: dict[str, Any]) -> UpdateConversation:
     return UpdateConversation(str(raw["id"]), tuple(observations))
 
 
+def _fact(raw: dict[str, Any]) -> UpdateFact:
+    times = {k: datetime.fromisoformat(raw[k]) for k in ("as_of", "as_of_after") if k in raw}
+    return UpdateFact(**{**raw, **times})
+
+
 def load_update_set(path: str | Path) -> UpdateSet:
     """Read and check a knowledge-update set.
 
@@ -117,7 +129,7 @@ def load_update_set(path: str | Path) -> UpdateSet:
     try:
         raw = json.loads(Path(path).read_text(encoding="utf-8"))
         conversations = tuple(_conversation(c) for c in raw["conversations"])
-        facts = tuple(UpdateFact(**fact) for fact in raw["facts"])
+        facts = tuple(_fact(fact) for fact in raw["facts"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InvalidInputError(f"not a knowledge-update set: {path} ({exc})") from exc
     keys = {c.id: {o.key for o in c.observations} for c in conversations}

@@ -84,7 +84,9 @@ print("exit", code, "loaded", ",".join(loaded) or "-")
 
 
 @pytest.mark.parametrize(
-    "argv", [["doctor"], ["stats"], ["topics", "--namespace", "nobody.here"]], ids=" ".join
+    "argv",
+    [["doctor", "--no-load"], ["stats"], ["topics", "--namespace", "nobody.here"]],
+    ids=" ".join,
 )
 def test_commands_that_do_not_embed_never_load_the_model(
     argv: list[str], database: Database, database_url: str
