@@ -56,7 +56,7 @@ from langmemcore.store._ops import (
     search_plain,
 )
 from langmemcore.store._queue import ItemQueue
-from langmemcore.store._tasks import search_by_query
+from langmemcore.store._search import search_by_query
 from langmemcore.store._ttl import SweeperFuture, SweeperStop, TTLSweeper
 
 __all__ = ["MemoryStore"]

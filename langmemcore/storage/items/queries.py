@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    DateTime,
     Float,
     Insert,
     Select,
@@ -30,6 +31,7 @@ from sqlalchemy import (
     cast,
     column,
     delete,
+    exists,
     false,
     func,
     literal,
@@ -38,19 +40,24 @@ from sqlalchemy import (
     true,
     tuple_,
     type_coerce,
+    union_all,
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.orm import aliased
 
 from langmemcore.storage._filters import namespace_prefix_filter
 from langmemcore.storage.models import (
     Item,
     ItemTask,
+    Observation,
 )
 from langmemcore.storage.prepared import Prepared, float_array, text_array, text_param
 
 __all__ = [
+    "ITEM_KEY_PREFIX",
+    "ItemSource",
     "claim_tasks",
     "delete_items",
     "enqueue_tasks",
@@ -60,6 +67,7 @@ __all__ = [
     "index_text_of",
     "index_texts",
     "item_namespaces_with_text",
+    "item_view",
     "items_by_keys",
     "list_namespaces",
     "namespace_match_pattern",
@@ -75,10 +83,66 @@ OPERATORS = ("$eq", "$ne", *_COMPARISONS)
 """Filter operators understood (LangGraph's set)."""
 
 
-def _not_expired(omit_expired: bool) -> ColumnElement[bool]:
+ITEM_KEY_PREFIX = "item:"
+"""Observation keys of store items: ``"item:" + item key`` in the item's namespace."""
+
+ItemSource = Any
+"""``Item`` (the items table) or :func:`item_view` (the items with memory's own
+observations), the entity a read selects from."""
+
+
+@cache
+def item_view() -> Any:
+    """The store's view of a namespace: the items, and as items the observations that
+    ``Memory`` wrote itself (keys without :data:`ITEM_KEY_PREFIX`) and no item shadows
+    (an item of the same namespace and key wins).
+
+    Such an observation reads as an item with value ``{"text", "speaker", "event_time"}``
+    (the time as ISO 8601 in UTC, to the second), its text as indexed text, created and
+    updated when it was ingested, and no expiry.
+    """
+    items = select(
+        Item.namespace,
+        Item.key,
+        Item.value,
+        Item.value_text,
+        Item.created_at,
+        Item.updated_at,
+        Item.expires_at,
+        Item.ttl_minutes,
+        Item.index_text,
+    )
+    moment = func.to_char(
+        func.timezone("UTC", Observation.event_time), 'YYYY-MM-DD"T"HH24:MI:SS"+00:00"'
+    )
+    value = func.jsonb_build_object(
+        "text",
+        Observation.content,
+        "speaker",
+        Observation.speaker,
+        "event_time",
+        moment,
+        type_=JSONB,
+    )
+    shadowed = exists().where(Item.namespace == Observation.namespace, Item.key == Observation.key)
+    observed = select(
+        Observation.namespace,
+        Observation.key,
+        value,
+        literal(None, Text),
+        Observation.ingested_at,
+        Observation.ingested_at,
+        literal(None, DateTime(timezone=True)),
+        literal(None, Float),
+        Observation.content,
+    ).where(~Observation.key.startswith(ITEM_KEY_PREFIX, autoescape=True), ~shadowed)
+    return aliased(Item, union_all(items, observed).subquery("item_view"), name="item_view")
+
+
+def _not_expired(omit_expired: bool, source: ItemSource = Item) -> ColumnElement[bool]:
     if not omit_expired:
         return true()
-    return or_(Item.expires_at.is_(None), Item.expires_at > func.now())
+    return or_(source.expires_at.is_(None), source.expires_at > func.now())
 
 
 def _expiry(minutes: Any) -> ColumnElement[Any]:
@@ -121,32 +185,44 @@ def _match(target: ColumnElement[Any], expected: Any) -> ColumnElement[bool]:
     return func.coalesce(target, _jsonb(None)) == _jsonb(expected)
 
 
-def filter_condition(filter: Mapping[str, Any] | None) -> ColumnElement[bool]:
-    """The WHERE condition of a search filter on ``items.value``.
+def filter_condition(
+    filter: Mapping[str, Any] | None, source: ItemSource = Item
+) -> ColumnElement[bool]:
+    """The WHERE condition of a search filter on the value of ``source``'s items.
 
     Args:
         filter: Field -> value (equality) or field -> ``{"$op": value, ...}``.
+        source: ``Item`` or :func:`item_view`.
 
     Raises:
         ValueError: An operator outside ``$eq $ne $gt $gte $lt $lte``.
     """
     if not filter:
         return true()
-    return and_(true(), *(_match(Item.value[str(k)], v) for k, v in filter.items()))
+    return and_(true(), *(_match(source.value[str(k)], v) for k, v in filter.items()))
+
+
+def _source(view: bool) -> ItemSource:
+    return item_view() if view else Item
 
 
 @cache
-def _get_items(omit_expired: bool) -> Select[Item]:
-    return select(Item).where(
-        Item.namespace == text_param("namespace"),
-        Item.key == any_(text_array("keys")),
-        _not_expired(omit_expired),
+def _get_items(omit_expired: bool, view: bool) -> Select[Item]:
+    source = _source(view)
+    return select(source).where(
+        source.namespace == text_param("namespace"),
+        source.key == any_(text_array("keys")),
+        _not_expired(omit_expired, source),
     )
 
 
-def get_items(namespace: str, keys: Sequence[str], *, omit_expired: bool = False) -> Prepared:
-    """Items of one namespace by key (the statement is built once; keys as an array)."""
-    return Prepared(_get_items(omit_expired), {"namespace": namespace, "keys": list(keys)})
+def get_items(
+    namespace: str, keys: Sequence[str], *, omit_expired: bool = False, view: bool = False
+) -> Prepared:
+    """Items of one namespace by key (the statement is built once; keys as an array);
+    ``view``: from :func:`item_view`.
+    """
+    return Prepared(_get_items(omit_expired, view), {"namespace": namespace, "keys": list(keys)})
 
 
 def items_by_keys(
@@ -154,14 +230,18 @@ def items_by_keys(
     filter: Mapping[str, Any] | None,
     *,
     omit_expired: bool = False,
+    view: bool = False,
 ) -> Prepared:
-    """Items by (namespace, key) that also pass ``filter``."""
+    """Items by (namespace, key) that also pass ``filter``; ``view``: from
+    :func:`item_view`.
+    """
+    source = _source(view)
     if not pairs:
-        return Prepared(select(Item).where(false()), {})
-    stmt = select(Item).where(
-        tuple_(Item.namespace, Item.key).in_([tuple(p) for p in pairs]),
-        filter_condition(filter),
-        _not_expired(omit_expired),
+        return Prepared(select(source).where(false()), {})
+    stmt = select(source).where(
+        tuple_(source.namespace, source.key).in_([tuple(p) for p in pairs]),
+        filter_condition(filter, source),
+        _not_expired(omit_expired, source),
     )
     return Prepared(stmt, {})
 
@@ -314,19 +394,21 @@ def search_items(
     offset: int,
     omit_expired: bool = False,
 ) -> Prepared:
-    """Items in ``prefix`` or below that pass ``filter``, most recently updated first
-    (``PostgresStore``'s order; ties, from one batch, by namespace and key).
+    """Items of :func:`item_view` in ``prefix`` or below that pass ``filter``, most
+    recently updated first (``PostgresStore``'s order; ties, from one batch, by namespace
+    and key).
     """
-    where = [filter_condition(filter), _not_expired(omit_expired)]
+    view = item_view()
+    where = [filter_condition(filter, view), _not_expired(omit_expired, view)]
     if prefix:
-        where.append(namespace_prefix_filter(Item.namespace, prefix))
+        where.append(namespace_prefix_filter(view.namespace, prefix))
     stmt = (
-        select(Item)
+        select(view)
         .where(*where)
         .order_by(
-            Item.updated_at.desc(),
-            Item.namespace.collate("C"),
-            Item.key.collate("C"),
+            view.updated_at.desc(),
+            view.namespace.collate("C"),
+            view.key.collate("C"),
         )
         .limit(limit)
         .offset(offset)
@@ -335,11 +417,12 @@ def search_items(
 
 
 def item_namespaces_with_text(prefix: str | None, *, omit_expired: bool = False) -> Prepared:
-    """Namespaces in ``prefix`` or below holding indexed items."""
-    where = [Item.index_text.is_not(None), _not_expired(omit_expired)]
+    """Namespaces in ``prefix`` or below holding indexed items of :func:`item_view`."""
+    view = item_view()
+    where = [view.index_text.is_not(None), _not_expired(omit_expired, view)]
     if prefix:
-        where.append(namespace_prefix_filter(Item.namespace, prefix))
-    stmt = select(Item.namespace).where(*where).distinct()
+        where.append(namespace_prefix_filter(view.namespace, prefix))
+    stmt = select(view.namespace).where(*where).distinct()
     return Prepared(stmt, {})
 
 
@@ -361,8 +444,8 @@ def list_namespaces(
     offset: int,
     omit_expired: bool = False,
 ) -> Prepared:
-    """Distinct namespaces of stored items, truncated to ``max_depth`` labels, in tuple
-    order (labels compared by code point, as Python sorts tuples).
+    """Distinct namespaces of the items of :func:`item_view`, truncated to ``max_depth``
+    labels, in tuple order (labels compared by code point, as Python sorts tuples).
 
     Args:
         conditions: (``"prefix"`` | ``"suffix"``, path) pairs, all of which must match.
@@ -371,13 +454,14 @@ def list_namespaces(
         offset: Skip this many first.
         omit_expired: Leave out items past their expiry.
     """
-    labels: ColumnElement[Any] = func.string_to_array(Item.namespace, ".", type_=ARRAY(Text))
+    view = item_view()
+    labels: ColumnElement[Any] = func.string_to_array(view.namespace, ".", type_=ARRAY(Text))
     if max_depth is not None:
         labels = labels[1:max_depth]
-    where = [_not_expired(omit_expired)]
+    where = [_not_expired(omit_expired, view)]
     for match_type, path in conditions:
         if path:
-            where.append(Item.namespace.regexp_match(namespace_match_pattern(path, match_type)))
+            where.append(view.namespace.regexp_match(namespace_match_pattern(path, match_type)))
     truncated = select(labels.label("labels")).where(*where).distinct().subquery()
     stmt = (
         select(truncated.c.labels)
