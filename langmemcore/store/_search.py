@@ -1,11 +1,12 @@
 """Store searches by query: the items of the store's view ranked by their notes.
 
 Each namespace under the prefix that holds indexed items (store items, or observations
-``Memory`` wrote itself) is searched through the retrieval graph; each note's score goes to
-the items among its sources. ``limit`` counts items: a namespace is searched again with
-twice the notes while its notes name fewer matching items than ``offset + limit`` and
-more notes could come (a note may hold several items' observations, an item may have
-several notes).
+``Memory`` wrote itself) is searched through the retrieval graph (the texts it embeds are
+embedded once, see :class:`~langmemcore.retrieval.query_vectors.QueryVectorCache`); each
+note's score goes to the items among its sources. ``limit`` counts items: a namespace is
+searched again with twice the notes while its notes name fewer matching items than
+``offset + limit`` and more notes could come (a note may hold several items' observations,
+an item may have several notes).
 """
 
 from __future__ import annotations

@@ -6,8 +6,19 @@ returns, or in the background with ``background=True`` (``flush()`` waits for it
 Deleting, replacing or expiring an item repairs the memory built from it.
 ``search(query=...)`` ranks items by their notes through the retrieval graph: each
 result's ``score`` is its best note's retrieval score and results come in descending
-score order (ties: most recently updated first); a search without query has ``score``
-``None`` and lists the most recently updated items first, as ``PostgresStore`` does.
+score order (ties: most recently updated first); ``limit`` counts items, and each result
+is a :class:`~langmemcore.store.MemorySearchItem` whose ``notes`` (and ``sources``) are
+the evidence that ranked it. A search without query (``query=None``) has ``score``
+``None`` and lists the most recently updated items first, as ``PostgresStore`` does; an
+empty or blank query raises ``InvalidInputError``, as ``Memory.asearch`` does.
+
+One view of a namespace: the store also sees, as items, the observations that
+:meth:`Memory.aingest <langmemcore.Memory.aingest>` / ``aingest_many`` wrote in it (value
+``{"text", "speaker", "event_time"}``, keyed by the observation key; an item put under the
+same key shadows it), in ``get``, ``search`` and ``list_namespaces``; and ``Memory``
+searches find what the store put (observation key ``"item:" + key``). A put whose indexed
+fields hold only empty or blank strings raises ``InvalidInputError``, as ``Memory`` does for
+empty text (``index=False`` stores such a value without memory).
 """
 
 from __future__ import annotations
@@ -186,7 +197,8 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         Raises:
             InvalidNamespaceError: A namespace breaks LangGraph's rules.
             InvalidInputError: A value that cannot be stored (not a dict, not JSON, NUL
-                bytes, indexed text over ``max_observation_chars``), an unknown op.
+                bytes, indexed fields holding only blank strings, indexed text over
+                ``max_observation_chars``), an empty or blank query, an unknown op.
             DatabaseUnavailableError: The database cannot be reached, or no connection
                 came free within ``Database.pool_timeout``; nothing was written.
         """

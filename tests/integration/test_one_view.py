@@ -20,7 +20,7 @@ from langmemcore import (
 from langmemcore.config import ConstructionConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.storage import Database
-from langmemcore.store._item import MemorySearchItem
+from langmemcore.store import MemorySearchItem
 
 LISBON = "Greetings from Lisbon, I am sitting at my favourite cafe in Alfama."
 DOG = "Our dog Biscuit learned to catch a frisbee in the park today."
@@ -61,6 +61,8 @@ async def test_what_memory_wrote_is_an_item_of_the_store(
     found = await store.asearch(ns, query="What is the name of the dog?", limit=1)
     assert [i.key for i in found] == ["m2"]
     assert found[0].value["text"] == DOG and found[0].score is not None
+    settled = await store.afeedback(found, 1.0, query="What is the name of the dog?")
+    assert list(settled) == [n.note_id for n in found[0].notes]  # type: ignore[attr-defined]
 
     assert ns in await store.alist_namespaces(prefix=ns[:1])
     assert await store.alist_namespaces(prefix=ns) == [ns]
@@ -164,3 +166,27 @@ async def test_empty_text_and_empty_queries_are_refused_alike(
     await store.aput(ns, "unindexed", {"text": ""}, index=False)
     listed = await store.asearch(ns, query=None)
     assert sorted(i.key for i in listed) == ["count", "raw", "unindexed"]
+
+
+async def test_a_prefix_search_gives_the_merged_per_namespace_results(
+    memory: Memory, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(memory)
+    alice, bob = (*ns, "alice"), (*ns, "bob")
+    await store.aput(alice, "pet", {"text": DOG, "speaker": "Alice"})
+    await store.aput(alice, "bread", {"text": BAKING, "speaker": "Alice"})
+    await memory.aingest(bob, LISBON, key="home", speaker="Bob")
+    await store.aput(
+        bob, "dog", {"text": "My dog Rex chews every shoe he finds.", "speaker": "Bob"}
+    )
+    query = "Which dog do they have?"
+    merged = [
+        *(await store.asearch(alice, query=query, limit=4)),
+        *(await store.asearch(bob, query=query, limit=4)),
+    ]
+    merged.sort(key=lambda i: (-(i.score or 0.0), -i.updated_at.timestamp(), i.namespace, i.key))
+    found = await store.asearch(ns, query=query, limit=3)
+    assert [(i.namespace, i.key, i.score) for i in found] == [
+        (i.namespace, i.key, i.score) for i in merged[:3]
+    ]
+    assert {i.namespace for i in await store.asearch(ns, query=query, limit=4)} == {alice, bob}

@@ -178,6 +178,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "upgrade",
     ],
     "langmemcore.store": [
+        "MemorySearchItem",
         "MemoryStore",
     ],
     "langmemcore.text": [
