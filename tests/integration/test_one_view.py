@@ -190,3 +190,14 @@ async def test_a_prefix_search_gives_the_merged_per_namespace_results(
         (i.namespace, i.key, i.score) for i in merged[:3]
     ]
     assert {i.namespace for i in await store.asearch(ns, query=query, limit=4)} == {alice, bob}
+
+
+async def test_sources_come_most_query_relevant_first(memory: Memory, ns: tuple[str, ...]) -> None:
+    first = "I painted a sunrise over the lake last weekend."
+    second = "I painted a sunrise over the lake last weekend with my sister Anna."
+    await memory.aingest(ns, first, key="t1", speaker="Maya", event_time=MARCH)
+    await memory.aingest(ns, second, key="t2", speaker="Maya", event_time=MARCH.replace(day=3))
+    (note,) = await memory.asearch(ns, "What did Maya paint with her sister Anna?", k=1)
+    assert [s.key for s in note.sources] == ["t2", "t1"]
+    (plain,) = await memory.asearch(ns, "sunrise painting", k=1)
+    assert [s.key for s in plain.sources] == ["t1", "t2"]
