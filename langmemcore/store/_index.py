@@ -27,7 +27,7 @@ from langgraph.store.base import get_text_at_path
 from langmemcore._errors import ConfigurationError, InvalidInputError
 from langmemcore._validate import LIMITS, check_mapping, check_string, validate_text
 from langmemcore.io import parse_time
-from langmemcore.storage.items.queries import ITEM_KEY_PREFIX
+from langmemcore.storage.items.view import ITEM_KEY_PREFIX
 
 __all__ = [
     "ITEM_KEY_PREFIX",

@@ -28,7 +28,7 @@ from langmemcore._validate import (
 )
 from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.storage.items import ItemRef, ItemWrite
-from langmemcore.storage.items.queries import OPERATORS
+from langmemcore.storage.items.filters import OPERATORS
 from langmemcore.storage.models import Item as ItemRow
 from langmemcore.storage.repository import Repository
 from langmemcore.store._index import (
@@ -170,7 +170,7 @@ async def run_gets(
 ) -> dict[int, Item | None]:
     """Fetch items of the store's view (refreshing the TTL of those asked to), grouped
     per namespace: an observation ``Memory`` wrote itself reads as an item (see
-    :func:`~langmemcore.storage.items.queries.item_view`).
+    :func:`~langmemcore.storage.items.view.item_view`).
     """
     by_namespace: dict[tuple[str, ...], list[tuple[int, GetOp]]] = defaultdict(list)
     for index, op in ops:

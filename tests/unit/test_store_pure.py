@@ -11,6 +11,7 @@ from sqlalchemy.dialects import postgresql
 
 from langmemcore import ConfigurationError, InvalidInputError, InvalidNamespaceError
 from langmemcore.storage.items import queries as q
+from langmemcore.storage.items.filters import filter_condition
 from langmemcore.storage.prepared import Prepared
 from langmemcore.store._index import (
     check_value,
@@ -42,7 +43,7 @@ def test_search_filters_by_prefix_then_orders_by_last_update() -> None:
 
 
 def test_filter_operators_compare_same_json_types_and_missing_as_null() -> None:
-    text = sql(q.filter_condition({"n": {"$gt": 2, "$ne": 5}, "m": None, "nested": {"x": 1}}))
+    text = sql(filter_condition({"n": {"$gt": 2, "$ne": 5}, "m": None, "nested": {"x": 1}}))
     assert "jsonb_typeof(items.value['n']) = jsonb_typeof(CAST('2' AS JSONB))" in text
     assert "items.value['n'] > CAST('2' AS JSONB)" in text
     assert "coalesce(items.value['n'], CAST('null' AS JSONB)) != CAST('5' AS JSONB)" in text
@@ -50,7 +51,7 @@ def test_filter_operators_compare_same_json_types_and_missing_as_null() -> None:
     assert "jsonb_typeof(items.value['nested']) = 'object'" in text
     assert "coalesce(items.value['nested']['x'], CAST('null' AS JSONB))" in text
     with pytest.raises(ValueError, match="Unsupported operator"):
-        q.filter_condition({"n": {"$in": [1]}})
+        filter_condition({"n": {"$in": [1]}})
 
 
 @pytest.mark.parametrize(

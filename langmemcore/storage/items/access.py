@@ -1,7 +1,7 @@
 """The store's items, their TTL and its task queue.
 
 Reads for the store's searches and namespace listings see the store's view of a namespace
-(:func:`~langmemcore.storage.items.queries.item_view`: the items, and as items the
+(:func:`~langmemcore.storage.items.view.item_view`: the items, and as items the
 observations ``Memory`` wrote itself); gets and reads by address see it when asked
 (``view=True``), the construction queue the items alone.
 
@@ -68,7 +68,7 @@ class ItemAccess(SessionBound):
         view: bool = False,
     ) -> list[Item]:
         """Items of one namespace by key (missing keys left out); ``view``: from the
-        store's view of a namespace (see :func:`~langmemcore.storage.items.queries.item_view`).
+        store's view of a namespace (see :func:`~langmemcore.storage.items.view.item_view`).
         """
         stmt = q.get_items(_item_namespace(namespace), keys, omit_expired=omit_expired, view=view)
         return list(await self._scalars(stmt))
@@ -82,7 +82,7 @@ class ItemAccess(SessionBound):
         view: bool = False,
     ) -> list[Item]:
         """Items by address that also pass ``filter``; ``view``: from the store's view of
-        a namespace (see :func:`~langmemcore.storage.items.queries.item_view`).
+        a namespace (see :func:`~langmemcore.storage.items.view.item_view`).
         """
         stmt = q.items_by_keys(_encoded(refs), filter, omit_expired=omit_expired, view=view)
         return list(await self._scalars(stmt))

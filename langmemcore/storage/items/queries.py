@@ -20,54 +20,45 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
-    DateTime,
     Float,
     Insert,
     Select,
     Table,
     Text,
-    and_,
     any_,
     cast,
     column,
     delete,
-    exists,
     false,
     func,
-    literal,
     or_,
     select,
     true,
     tuple_,
     type_coerce,
-    union_all,
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.orm import aliased
 
 from langmemcore.storage._filters import namespace_prefix_filter
+from langmemcore.storage.items.filters import filter_condition
+from langmemcore.storage.items.view import ItemSource, item_view
 from langmemcore.storage.models import (
     Item,
     ItemTask,
-    Observation,
 )
 from langmemcore.storage.prepared import Prepared, float_array, text_array, text_param
 
 __all__ = [
-    "ITEM_KEY_PREFIX",
-    "ItemSource",
     "claim_tasks",
     "delete_items",
     "enqueue_tasks",
-    "filter_condition",
     "finish_tasks",
     "get_items",
     "index_text_of",
     "index_texts",
     "item_namespaces_with_text",
-    "item_view",
     "items_by_keys",
     "list_namespaces",
     "namespace_match_pattern",
@@ -78,66 +69,6 @@ __all__ = [
     "upsert_items",
 ]
 
-_COMPARISONS = ("$gt", "$gte", "$lt", "$lte")
-OPERATORS = ("$eq", "$ne", *_COMPARISONS)
-"""Filter operators understood (LangGraph's set)."""
-
-
-ITEM_KEY_PREFIX = "item:"
-"""Observation keys of store items: ``"item:" + item key`` in the item's namespace."""
-
-ItemSource = Any
-"""``Item`` (the items table) or :func:`item_view` (the items with memory's own
-observations), the entity a read selects from."""
-
-
-@cache
-def item_view() -> Any:
-    """The store's view of a namespace: the items, and as items the observations that
-    ``Memory`` wrote itself (keys without :data:`ITEM_KEY_PREFIX`) and no item shadows
-    (an item of the same namespace and key wins).
-
-    Such an observation reads as an item with value ``{"text", "speaker", "event_time"}``
-    (the time as ISO 8601 in UTC, to the second), its text as indexed text, created and
-    updated when it was ingested, and no expiry.
-    """
-    items = select(
-        Item.namespace,
-        Item.key,
-        Item.value,
-        Item.value_text,
-        Item.created_at,
-        Item.updated_at,
-        Item.expires_at,
-        Item.ttl_minutes,
-        Item.index_text,
-    )
-    moment = func.to_char(
-        func.timezone("UTC", Observation.event_time), 'YYYY-MM-DD"T"HH24:MI:SS"+00:00"'
-    )
-    value = func.jsonb_build_object(
-        "text",
-        Observation.content,
-        "speaker",
-        Observation.speaker,
-        "event_time",
-        moment,
-        type_=JSONB,
-    )
-    shadowed = exists().where(Item.namespace == Observation.namespace, Item.key == Observation.key)
-    observed = select(
-        Observation.namespace,
-        Observation.key,
-        value,
-        literal(None, Text),
-        Observation.ingested_at,
-        Observation.ingested_at,
-        literal(None, DateTime(timezone=True)),
-        literal(None, Float),
-        Observation.content,
-    ).where(~Observation.key.startswith(ITEM_KEY_PREFIX, autoescape=True), ~shadowed)
-    return aliased(Item, union_all(items, observed).subquery("item_view"), name="item_view")
-
 
 def _not_expired(omit_expired: bool, source: ItemSource = Item) -> ColumnElement[bool]:
     if not omit_expired:
@@ -147,59 +78,6 @@ def _not_expired(omit_expired: bool, source: ItemSource = Item) -> ColumnElement
 
 def _expiry(minutes: Any) -> ColumnElement[Any]:
     return func.now() + func.make_interval(0, 0, 0, 0, 0, 0, minutes * 60.0)
-
-
-def _jsonb(value: Any) -> ColumnElement[Any]:
-    return cast(literal(json.dumps(value), Text), JSONB)
-
-
-def _compare(target: ColumnElement[Any], operator: str, operand: Any) -> ColumnElement[bool]:
-    value = func.coalesce(target, _jsonb(None))
-    if operator == "$eq":
-        return value == _jsonb(operand)
-    if operator == "$ne":
-        return value != _jsonb(operand)
-    if operator not in _COMPARISONS:
-        raise ValueError(f"Unsupported operator: {operator}")
-    same_type = func.jsonb_typeof(target) == func.jsonb_typeof(_jsonb(operand))
-    ordered = {
-        "$gt": target > _jsonb(operand),
-        "$gte": target >= _jsonb(operand),
-        "$lt": target < _jsonb(operand),
-        "$lte": target <= _jsonb(operand),
-    }[operator]
-    return and_(same_type, ordered)
-
-
-def _match(target: ColumnElement[Any], expected: Any) -> ColumnElement[bool]:
-    """``InMemoryStore._compare_values`` as SQL on the JSONB ``target``."""
-    if isinstance(expected, Mapping):
-        if any(str(k).startswith("$") for k in expected):
-            return and_(true(), *(_compare(target, op, v) for op, v in expected.items()))
-        return and_(
-            func.jsonb_typeof(target) == "object",
-            *(_match(target[str(k)], v) for k, v in expected.items()),
-        )
-    if isinstance(expected, list | tuple):
-        return func.coalesce(target, _jsonb(None)) == _jsonb(list(expected))
-    return func.coalesce(target, _jsonb(None)) == _jsonb(expected)
-
-
-def filter_condition(
-    filter: Mapping[str, Any] | None, source: ItemSource = Item
-) -> ColumnElement[bool]:
-    """The WHERE condition of a search filter on the value of ``source``'s items.
-
-    Args:
-        filter: Field -> value (equality) or field -> ``{"$op": value, ...}``.
-        source: ``Item`` or :func:`item_view`.
-
-    Raises:
-        ValueError: An operator outside ``$eq $ne $gt $gte $lt $lte``.
-    """
-    if not filter:
-        return true()
-    return and_(true(), *(_match(source.value[str(k)], v) for k, v in filter.items()))
 
 
 def _source(view: bool) -> ItemSource:
