@@ -37,6 +37,7 @@ from langmemcore.store._index import (
     IndexSpec,
     attribution_of,
     check_value,
+    item_key_of,
     item_text,
 )
 from langmemcore.store._item import MemorySearchItem
@@ -317,16 +318,32 @@ async def _changed(repo: Repository, puts: Sequence[PreparedPut]) -> list[ItemRe
     ]
 
 
+async def _replacing(repo: Repository, puts: Sequence[PreparedPut]) -> list[ItemRef]:
+    """The puts and deletes of keys under which ``Memory`` wrote an observation itself
+    (which the store showed as an item): the store's write replaces it.
+    """
+    keys: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for p in puts:
+        if p.namespace[0] != RESERVED_ROOT and item_key_of(p.key) is None:
+            keys[p.namespace].append(p.key)
+    found: list[ItemRef] = []
+    for ns, wanted in keys.items():
+        written = await repo.observations(ns, wanted)
+        found.extend((ns, key) for key in wanted if key in written)
+    return found
+
+
 async def apply_puts(repo: Repository, puts: Sequence[PreparedPut]) -> list[ItemRef]:
     """Write the puts and queue the items whose memory must change (their indexed text,
-    speaker or time).
+    speaker or time, or an observation ``Memory`` wrote under their key).
 
     Returns:
         (namespace, key) of the items queued for construction or repair.
     """
     if not puts:
         return []
-    queued = await _changed(repo, puts)
+    changed = await _changed(repo, puts)
+    queued = list(dict.fromkeys([*changed, *await _replacing(repo, puts)]))
     deletes: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for p in puts:
         if p.value is None:

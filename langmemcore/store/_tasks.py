@@ -22,7 +22,7 @@ from langmemcore.storage.items import ItemRef
 from langmemcore.storage.models import Item as ItemRow
 from langmemcore.storage.models import Observation
 from langmemcore.storage.repository import Repository
-from langmemcore.store._index import IndexSpec, observation_key
+from langmemcore.store._index import IndexSpec, item_key_of, observation_key
 from langmemcore.store._ops import stored_attribution
 
 __all__ = [
@@ -70,11 +70,16 @@ async def _reconcile_namespace(
     memory: Memory, spec: IndexSpec, ns: tuple[str, ...], keys: Sequence[str]
 ) -> None:
     """Make the observations of the items ``keys`` of ``ns`` match their indexed texts,
-    speakers and times: stale ones are forgotten, the new ones ingested together.
+    speakers and times: stale ones are forgotten, the new ones ingested together. An
+    observation ``Memory`` wrote itself under one of the keys is forgotten: the store's
+    put or delete of the key replaced it.
     """
     async with Repository.open(memory.database) as repo:
         rows = {r.key: r for r in await repo.items_by_key(ns, keys, omit_expired=False)}
         stored = await repo.observations(ns, [observation_key(key) for key in keys])
+        replaced = await repo.observations(ns, [k for k in keys if item_key_of(k) is None])
+    for key in replaced:
+        await memory.aforget(ns, key)
     fresh: list[ObservationIn] = []
     for key in keys:
         row = rows.get(key)

@@ -68,10 +68,11 @@ async def test_what_memory_wrote_is_an_item_of_the_store(
     assert await store.alist_namespaces(prefix=ns) == [ns]
 
 
-async def test_a_store_item_shadows_the_observation_of_its_key(
+async def test_a_store_write_to_a_key_replaces_what_memory_wrote_under_it(
     memory: Memory, ns: tuple[str, ...]
 ) -> None:
     await memory.aingest(ns, LISBON, key="home", speaker="Maya")
+    await memory.aingest(ns, DOG, key="pet", speaker="Jonas")
     store = MemoryStore(memory)
     await store.aput(ns, "home", {"text": "I moved to Berlin last month.", "speaker": "Maya"})
     item = await store.aget(ns, "home")
@@ -79,11 +80,14 @@ async def test_a_store_item_shadows_the_observation_of_its_key(
         "text": "I moved to Berlin last month.",
         "speaker": "Maya",
     }
-    listed = await store.asearch(ns)
-    assert [i.key for i in listed] == ["home"]
-    await store.adelete(ns, "home")
-    back = await store.aget(ns, "home")
-    assert back is not None and back.value["text"] == LISBON
+    assert sorted(i.key for i in await store.asearch(ns)) == ["home", "pet"]
+    notes = await memory.asearch(ns, "Where does Maya live?", k=5)
+    assert {s.key for n in notes for s in n.sources} == {"item:home", "pet"}
+    await store.adelete(ns, "pet")
+    assert await store.aget(ns, "pet") is None
+    assert [i.key for i in await store.asearch(ns)] == ["home"]
+    notes = await memory.asearch(ns, "What is the name of the dog?", k=5)
+    assert {s.key for n in notes for s in n.sources} == {"item:home"}
 
 
 async def test_what_the_store_wrote_is_found_by_memory(memory: Memory, ns: tuple[str, ...]) -> None:
