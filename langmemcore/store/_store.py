@@ -14,11 +14,13 @@ empty or blank query raises ``InvalidInputError``, as ``Memory.asearch`` does.
 
 One view of a namespace: the store also sees, as items, the observations that
 :meth:`Memory.aingest <langmemcore.Memory.aingest>` / ``aingest_many`` wrote in it (value
-``{"text", "speaker", "event_time"}``, keyed by the observation key; an item put under the
-same key shadows it), in ``get``, ``search`` and ``list_namespaces``; and ``Memory``
-searches find what the store put (observation key ``"item:" + key``). A put whose indexed
-fields hold only empty or blank strings raises ``InvalidInputError``, as ``Memory`` does for
-empty text (``index=False`` stores such a value without memory).
+``{"text", "speaker", "event_time"}``, keyed by the observation key) in ``get``,
+``search`` and ``list_namespaces``. A put or delete of such a key replaces the
+observation: a put's item shadows it at once, and the construction that follows (before
+the call returns, unless ``background=True``) forgets it. ``Memory`` searches find what
+the store put (observation key ``"item:" + key``). A put whose indexed fields hold only
+empty or blank strings raises ``InvalidInputError``, as ``Memory`` does for empty text
+(``index=False`` stores such a value without memory).
 """
 
 from __future__ import annotations
