@@ -29,9 +29,15 @@ from langmemcore.agents import (
     create_timeline_tool,
     create_traversal_tools,
 )
+from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.construction.bulk import IngestReport
+from langmemcore.construction.ingest import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings, resolve_embeddings
+from langmemcore.formal.config import FormalConfig
+from langmemcore.formal.layer import SearchResults
 from langmemcore.memory import Memory
+from langmemcore.profiles.profile import Profile
+from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.retriever import MemoryRetriever
 from langmemcore.storage import Database, Repository
 from langmemcore.store import MemoryStore
@@ -40,11 +46,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ConfigurationError",
+    "ConstructionConfig",
     "Database",
     "DatabaseUnavailableError",
+    "FormalConfig",
     "IngestReport",
     "InvalidInputError",
     "InvalidNamespaceError",
+    "LLMConfig",
     "LLMOutputError",
     "LLMSkippedError",
     "LLMUnavailableError",
@@ -57,7 +66,12 @@ __all__ = [
     "MigrationRequiredError",
     "NotFoundError",
     "ObservationConflictError",
+    "ObservationIn",
+    "Profile",
     "Repository",
+    "RetrievalConfig",
+    "RetrievedNote",
+    "SearchResults",
     "__version__",
     "create_manage_memory_tool",
     "create_memory_tools",

@@ -41,6 +41,7 @@ from langmemcore.prompts import configure_model, track_usage
 from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.retrieval.active import SearchMode, active_notes, check_mode
 from langmemcore.retrieval.pack import RetrievedNote
+from langmemcore.retrieval.query_vectors import QueryVectorCache
 from langmemcore.storage.database import Database
 from langmemcore.storage.migrations import open_schema
 
@@ -88,6 +89,7 @@ class Memory:
             database, embeddings, KeywordEmbedder(embeddings), self.config, llm
         )
         self.retrieval = retrieval or RetrievalConfig()
+        self._query_vectors = QueryVectorCache(embeddings)
         self.formal = formal or FormalConfig()
         self._formal_layer: FormalOperations = FormalLayer(database, embeddings, self.formal)
         self._graph = build_construction_graph()
@@ -147,9 +149,10 @@ class Memory:
 
         Args:
             namespace: Where to remember it.
-            text: The raw text (kept whole).
+            text: The raw text (kept whole; empty or blank text raises
+                ``InvalidInputError``).
             key: Unique key in the namespace (default: the text's hash); re-ingesting a
-                key is a no-op.
+                key is a no-op. ``MemoryStore`` sees the observation as the item ``key``.
             speaker: Who said it.
             event_time: When it happened.
             metadata: JSON-able metadata kept with the observation.
@@ -271,8 +274,9 @@ class Memory:
 
         Args:
             namespace: Where to search.
-            query: The question.
-            k: Notes returned at most (default ``k_final``).
+            query: The question (an empty or blank query raises ``InvalidInputError``).
+            k: Notes returned at most (default ``k_final``); a note may hold several
+                observations (its ``sources``, most query-relevant first).
             token_budget: Stop packing notes past this many (estimated) tokens.
             config: Retrieval settings for this call (default: the memory's).
             min_confidence: Leave out notes whose confidence ``tau`` is below this, before
@@ -288,7 +292,7 @@ class Memory:
         ns = validate_namespace(namespace)
         check_search(query, k, token_budget, min_confidence)
         settings = config or self.retrieval
-        context = RetrievalContext(self.database, self.embeddings, settings, self.llm)
+        context = RetrievalContext(self.database, self._query_vectors, settings, self.llm)
         if check_mode(mode) == "active":
             with track_usage() as usage:
                 found = await active_notes(context, ns, query, k, token_budget, min_confidence)

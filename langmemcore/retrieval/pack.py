@@ -73,7 +73,9 @@ class RetrievedNote:
         channels: Channel -> rank the note had there.
         keywords: Its keywords.
         topic: Label of its topic, if any.
-        sources: Its source observations, in event order.
+        sources: Its source observations, most query-relevant first: those sharing more
+            content terms with the query come first, event order among equals (see
+            :func:`order_sources`).
     """
 
     note_id: int

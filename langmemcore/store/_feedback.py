@@ -2,8 +2,9 @@
 
 A query search of :class:`~langmemcore.store.MemoryStore` is logged by the memory in each
 namespace it ran in; feedback on items finds that logged search (the newest one of the
-same query text) and the active notes built from each item, and settles them through
-:meth:`~langmemcore.memory.Memory.afeedback`.
+same query text) and the active notes built from each item (from the observation of a
+store item, or from the observation ``Memory`` wrote under the item's key, which the store
+shows as an item), and settles them through :meth:`~langmemcore.memory.Memory.afeedback`.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ async def settle_items(
         raise InvalidInputError("feedback needs at least one item")
     keys: dict[tuple[str, ...], list[str]] = {}
     for item in items:
-        keys.setdefault(tuple(item.namespace), []).append(observation_key(item.key))
+        keys.setdefault(tuple(item.namespace), []).extend((observation_key(item.key), item.key))
     settled: dict[int, float] = {}
     for namespace, observation_keys in keys.items():
         async with Repository.open(memory.database) as repo:

@@ -27,6 +27,7 @@ from langgraph.store.base import get_text_at_path
 from langmemcore._errors import ConfigurationError, InvalidInputError
 from langmemcore._validate import LIMITS, check_mapping, check_string, validate_text
 from langmemcore.io import parse_time
+from langmemcore.storage.items.view import ITEM_KEY_PREFIX
 
 __all__ = [
     "ITEM_KEY_PREFIX",
@@ -39,9 +40,6 @@ __all__ = [
     "item_text",
     "observation_key",
 ]
-
-ITEM_KEY_PREFIX = "item:"
-"""Observation keys of store items: ``"item:" + item key`` in the item's namespace."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +128,7 @@ def _leaves(value: Any, skip: frozenset[Path], path: Path = ()) -> list[str]:
     if path in skip:
         return []
     if isinstance(value, str):
-        return [value] if value.strip() else []
+        return [value]
     if isinstance(value, Mapping):
         return [t for k, v in value.items() for t in _leaves(v, skip, (*path, k))]
     if isinstance(value, list | tuple):
@@ -154,16 +152,23 @@ def item_text(
         skip: Fields that ``"$"`` leaves out (those read as speaker and time).
 
     Returns:
-        ``None`` when no field holds text (the item is stored but not indexed).
+        ``None`` when no field holds a string (the item is stored but not indexed).
 
     Raises:
-        InvalidInputError: The text is longer than ``max_chars`` (nothing is stored).
+        InvalidInputError: The fields hold strings but every one is empty or blank (as
+            :meth:`Memory.aingest <langmemcore.Memory.aingest>` refuses empty text), or
+            the text is longer than ``max_chars``; nothing is stored.
     """
-    texts: list[str] = []
+    found: list[str] = []
     for path in fields:
-        found = _leaves(value, skip) if path == "$" else get_text_at_path(value, path)
-        texts.extend(t for t in found if t.strip())
+        found.extend(_leaves(value, skip) if path == "$" else get_text_at_path(value, path))
+    texts = [t for t in found if t.strip()]
     if not texts:
+        if found:
+            raise InvalidInputError(
+                "indexed item text is empty: the value's indexed fields hold only blank "
+                "strings (put it with index=False to store it without memory)"
+            )
         return None
     text = "\n".join(dict.fromkeys(texts))
     return validate_text(text, max_chars=max_chars, what="indexed item")

@@ -26,8 +26,9 @@ from langmemcore._validate import (
     check_string,
     check_ttl,
 )
+from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.storage.items import ItemRef, ItemWrite
-from langmemcore.storage.items.queries import OPERATORS
+from langmemcore.storage.items.filters import OPERATORS
 from langmemcore.storage.models import Item as ItemRow
 from langmemcore.storage.repository import Repository
 from langmemcore.store._index import (
@@ -36,8 +37,10 @@ from langmemcore.store._index import (
     IndexSpec,
     attribution_of,
     check_value,
+    item_key_of,
     item_text,
 )
+from langmemcore.store._item import MemorySearchItem
 
 RESERVED_ROOT = "langgraph"
 """LangGraph's reserved namespace root: items under it are stored but never indexed
@@ -80,7 +83,7 @@ def _check_put(op: PutOp) -> None:
 
 def _check_search(op: SearchOp) -> None:
     validate_labels(op.namespace_prefix)
-    if op.query != "" and op.query is not None:
+    if op.query is not None:
         check_query(op.query)
     _check_page(op.limit, op.offset)
     check_filter(op.filter, OPERATORS)
@@ -138,12 +141,22 @@ def stored_attribution(row: ItemRow, spec: IndexSpec) -> Attribution:
         return Attribution(None, None, frozenset())
 
 
-def to_item(row: ItemRow, score: float | None = None, *, search: bool = False) -> Item:
-    """A stored row as LangGraph's ``Item`` (``SearchItem`` for search results)."""
+def to_item(
+    row: ItemRow,
+    score: float | None = None,
+    *,
+    search: bool = False,
+    notes: Sequence[RetrievedNote] = (),
+) -> Item:
+    """A stored row as LangGraph's ``Item`` (a :class:`MemorySearchItem` with its
+    ``notes`` for search results).
+    """
     namespace = decode_namespace(row.namespace)
     value = stored_value(row)
     if search:
-        return SearchItem(namespace, row.key, value, row.created_at, row.updated_at, score=score)
+        return MemorySearchItem(
+            namespace, row.key, value, row.created_at, row.updated_at, score=score, notes=notes
+        )
     return Item(
         value=value,
         key=row.key,
@@ -156,7 +169,10 @@ def to_item(row: ItemRow, score: float | None = None, *, search: bool = False) -
 async def run_gets(
     repo: Repository, ops: Sequence[tuple[int, GetOp]], *, omit_expired: bool
 ) -> dict[int, Item | None]:
-    """Fetch items (refreshing the TTL of those asked to), grouped per namespace."""
+    """Fetch items of the store's view (refreshing the TTL of those asked to), grouped
+    per namespace: an observation ``Memory`` wrote itself reads as an item (see
+    :func:`~langmemcore.storage.items.view.item_view`).
+    """
     by_namespace: dict[tuple[str, ...], list[tuple[int, GetOp]]] = defaultdict(list)
     for index, op in ops:
         by_namespace[tuple(op.namespace)].append((index, op))
@@ -166,7 +182,7 @@ async def run_gets(
         if refresh:
             await repo.refresh_item_ttl(refresh)
         keys = [op.key for _i, op in group]
-        found = await repo.items_by_key(ns, keys, omit_expired=omit_expired)
+        found = await repo.items_by_key(ns, keys, omit_expired=omit_expired, view=True)
         rows = {r.key: r for r in found}
         for index, op in group:
             row = rows.get(op.key)
@@ -302,16 +318,32 @@ async def _changed(repo: Repository, puts: Sequence[PreparedPut]) -> list[ItemRe
     ]
 
 
+async def _replacing(repo: Repository, puts: Sequence[PreparedPut]) -> list[ItemRef]:
+    """The puts and deletes of keys under which ``Memory`` wrote an observation itself
+    (which the store showed as an item): the store's write replaces it.
+    """
+    keys: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for p in puts:
+        if p.namespace[0] != RESERVED_ROOT and item_key_of(p.key) is None:
+            keys[p.namespace].append(p.key)
+    found: list[ItemRef] = []
+    for ns, wanted in keys.items():
+        written = await repo.observations(ns, wanted)
+        found.extend((ns, key) for key in wanted if key in written)
+    return found
+
+
 async def apply_puts(repo: Repository, puts: Sequence[PreparedPut]) -> list[ItemRef]:
     """Write the puts and queue the items whose memory must change (their indexed text,
-    speaker or time).
+    speaker or time, or an observation ``Memory`` wrote under their key).
 
     Returns:
         (namespace, key) of the items queued for construction or repair.
     """
     if not puts:
         return []
-    queued = await _changed(repo, puts)
+    changed = await _changed(repo, puts)
+    queued = list(dict.fromkeys([*changed, *await _replacing(repo, puts)]))
     deletes: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for p in puts:
         if p.value is None:

@@ -6,8 +6,21 @@ returns, or in the background with ``background=True`` (``flush()`` waits for it
 Deleting, replacing or expiring an item repairs the memory built from it.
 ``search(query=...)`` ranks items by their notes through the retrieval graph: each
 result's ``score`` is its best note's retrieval score and results come in descending
-score order (ties: most recently updated first); a search without query has ``score``
-``None`` and lists the most recently updated items first, as ``PostgresStore`` does.
+score order (ties: most recently updated first); ``limit`` counts items, and each result
+is a :class:`~langmemcore.store.MemorySearchItem` whose ``notes`` (and ``sources``) are
+the evidence that ranked it. A search without query (``query=None``) has ``score``
+``None`` and lists the most recently updated items first, as ``PostgresStore`` does; an
+empty or blank query raises ``InvalidInputError``, as ``Memory.asearch`` does.
+
+One view of a namespace: the store also sees, as items, the observations that
+:meth:`Memory.aingest <langmemcore.Memory.aingest>` / ``aingest_many`` wrote in it (value
+``{"text", "speaker", "event_time"}``, keyed by the observation key) in ``get``,
+``search`` and ``list_namespaces``. A put or delete of such a key replaces the
+observation: a put's item shadows it at once, and the construction that follows (before
+the call returns, unless ``background=True``) forgets it. ``Memory`` searches find what
+the store put (observation key ``"item:" + key``). A put whose indexed fields hold only
+empty or blank strings raises ``InvalidInputError``, as ``Memory`` does for empty text
+(``index=False`` stores such a value without memory).
 """
 
 from __future__ import annotations
@@ -56,7 +69,7 @@ from langmemcore.store._ops import (
     search_plain,
 )
 from langmemcore.store._queue import ItemQueue
-from langmemcore.store._tasks import search_by_query
+from langmemcore.store._search import search_by_query
 from langmemcore.store._ttl import SweeperFuture, SweeperStop, TTLSweeper
 
 __all__ = ["MemoryStore"]
@@ -186,7 +199,8 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         Raises:
             InvalidNamespaceError: A namespace breaks LangGraph's rules.
             InvalidInputError: A value that cannot be stored (not a dict, not JSON, NUL
-                bytes, indexed text over ``max_observation_chars``), an unknown op.
+                bytes, indexed fields holding only blank strings, indexed text over
+                ``max_observation_chars``), an empty or blank query, an unknown op.
             DatabaseUnavailableError: The database cannot be reached, or no connection
                 came free within ``Database.pool_timeout``; nothing was written.
         """

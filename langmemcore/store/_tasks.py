@@ -1,4 +1,4 @@
-"""Memory maintenance for store items, and ranking items by their notes.
+"""Memory maintenance for store items.
 
 An ``item_tasks`` row says "bring this item's observation in line with the item". A
 worker claims rows in bulk (``FOR UPDATE SKIP LOCKED``, so two stores never work on one
@@ -13,14 +13,9 @@ any store opened on the database resumes them.
 from __future__ import annotations
 
 import logging
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 
-from langgraph.store.base import SearchItem, SearchOp
-
-from langmemcore._namespace import decode_namespace
-from langmemcore._validate import LIMITS
 from langmemcore.construction.ingest import ObservationIn
 from langmemcore.memory import Memory
 from langmemcore.storage.items import ItemRef
@@ -28,14 +23,13 @@ from langmemcore.storage.models import Item as ItemRow
 from langmemcore.storage.models import Observation
 from langmemcore.storage.repository import Repository
 from langmemcore.store._index import IndexSpec, item_key_of, observation_key
-from langmemcore.store._ops import stored_attribution, to_item
+from langmemcore.store._ops import stored_attribution
 
 __all__ = [
     "CLAIM_LIMIT",
     "item_observation",
     "process_tasks",
     "reconcile_items",
-    "search_by_query",
 ]
 
 _log = logging.getLogger("langmemcore.store")
@@ -76,11 +70,16 @@ async def _reconcile_namespace(
     memory: Memory, spec: IndexSpec, ns: tuple[str, ...], keys: Sequence[str]
 ) -> None:
     """Make the observations of the items ``keys`` of ``ns`` match their indexed texts,
-    speakers and times: stale ones are forgotten, the new ones ingested together.
+    speakers and times: stale ones are forgotten, the new ones ingested together. An
+    observation ``Memory`` wrote itself under one of the keys is forgotten: the store's
+    put or delete of the key replaced it.
     """
     async with Repository.open(memory.database) as repo:
         rows = {r.key: r for r in await repo.items_by_key(ns, keys, omit_expired=False)}
         stored = await repo.observations(ns, [observation_key(key) for key in keys])
+        replaced = await repo.observations(ns, [k for k in keys if item_key_of(k) is None])
+    for key in replaced:
+        await memory.aforget(ns, key)
     fresh: list[ObservationIn] = []
     for key in keys:
         row = rows.get(key)
@@ -150,48 +149,3 @@ async def process_tasks(
     if errors:
         raise errors[0]
     return len(tasks)
-
-
-async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -> list[SearchItem]:
-    """Rank the indexed items under the prefix by their best note's retrieval score.
-
-    The retrieval graph runs in every namespace under the prefix that holds indexed items;
-    each note's score goes to the items among its sources. Items without notes are not
-    returned (like ``PostgresStore`` with items stored ``index=False``). Each namespace
-    gives at most ``Limits.k`` notes, however large ``limit + offset``.
-    """
-    assert op.query is not None
-    async with Repository.open(memory.database) as repo:
-        namespaces = await repo.namespaces_with_indexed_items(
-            tuple(op.namespace_prefix), omit_expired=omit_expired
-        )
-    wanted = op.offset + op.limit
-    k = min(LIMITS.k, max(memory.retrieval.k_final, 3 * wanted))
-    scores: dict[ItemRef, float] = {}
-    for ns in namespaces:
-        for note in await memory.asearch(ns, op.query, k=k):
-            for source in note.sources:
-                item_key = item_key_of(source.key)
-                if item_key is not None:
-                    pair = (ns, item_key)
-                    scores[pair] = max(scores.get(pair, -math.inf), note.score)
-    if not scores or op.limit == 0:
-        return []
-    async with Repository.open(memory.database) as repo:
-        found = await repo.items_by_ref(list(scores), op.filter, omit_expired=omit_expired)
-        rows = [r for r in found if r.index_text is not None]
-        rows.sort(
-            key=lambda r: (
-                -scores[(decode_namespace(r.namespace), r.key)],
-                -r.updated_at.timestamp(),
-                r.namespace,
-                r.key,
-            )
-        )
-        page = rows[op.offset : op.offset + op.limit]
-        if op.refresh_ttl and page:
-            await repo.refresh_item_ttl([(decode_namespace(r.namespace), r.key) for r in page])
-    return [
-        to_item(r, scores[(decode_namespace(r.namespace), r.key)], search=True)  # type: ignore[misc]
-        for r in page
-    ]

@@ -228,8 +228,23 @@ case("feedback-note-id", lambda c: c.memory.afeedback(c.ns, c.query_id, [-1], 1.
 # MemoryStore.put / batch.
 for label, bad in {**BAD_STRINGS, "long": LONG_KEY}.items():
     case(f"put-key-{label}", lambda c, b=bad: c.store.aput(c.ns, b, {"text": "fine"}))
-for label, bad in {**BAD_JSON, "list": ["x"], "too-long-text": {"text": TOO_LONG_TEXT}}.items():
+EMPTY_TEXTS: dict[str, Any] = {
+    "empty-text": {"text": ""},
+    "blank-text": {"text": " \n "},
+    "blank-text-with-speaker": {"text": "  ", "speaker": "Maya"},
+    "blank-message": {"role": "user", "content": ""},
+}
+for label, bad in {
+    **BAD_JSON,
+    **EMPTY_TEXTS,
+    "list": ["x"],
+    "too-long-text": {"text": TOO_LONG_TEXT},
+}.items():
     case(f"put-value-{label}", lambda c, b=bad: c.store.aput(c.ns, "k", b))
+case(
+    "put-value-empty-indexed-field",
+    lambda c: c.store.aput(c.ns, "k", {"text": "", "note": "fine"}, index=["text"]),
+)
 case("put-value-deep-unindexed", lambda c: c.store.aput(c.ns, "k", deep(10_000), index=False))
 BAD_TTL: dict[str, Any] = {
     "nan": math.nan,
@@ -271,6 +286,7 @@ for label, bad in BAD_FILTERS.items():
     case(f"store-filter-{label}", lambda c, b=bad: c.store.asearch(c.ns, filter=b))
 for label, bad in {
     **BAD_STRINGS,
+    "empty": "",
     "blank": "   ",
     "int": 42,
     "too-long": QUERIES["too-long"],
@@ -308,7 +324,12 @@ case(
     "retriever-confidence",
     lambda c: MemoryRetriever(memory=c.memory, namespace=c.ns, min_confidence=2),
 )
-for label, bad in {**BAD_STRINGS, "empty": "", "too-long": QUERIES["too-long"]}.items():
+for label, bad in {
+    **BAD_STRINGS,
+    "empty": "",
+    "blank": " \t ",
+    "too-long": QUERIES["too-long"],
+}.items():
     case(f"retriever-query-{label}", lambda c, b=bad: c.retriever.ainvoke(b))
 case("retriever-min-score-nan", lambda c: c.retriever.ainvoke("Paris", min_score=math.nan))
 

@@ -19,11 +19,14 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2] / "langmemcore"
 PUBLIC_API: dict[str, list[str]] = {
     "langmemcore": [
         "ConfigurationError",
+        "ConstructionConfig",
         "Database",
         "DatabaseUnavailableError",
+        "FormalConfig",
         "IngestReport",
         "InvalidInputError",
         "InvalidNamespaceError",
+        "LLMConfig",
         "LLMOutputError",
         "LLMSkippedError",
         "LLMUnavailableError",
@@ -36,7 +39,12 @@ PUBLIC_API: dict[str, list[str]] = {
         "MigrationRequiredError",
         "NotFoundError",
         "ObservationConflictError",
+        "ObservationIn",
+        "Profile",
         "Repository",
+        "RetrievalConfig",
+        "RetrievedNote",
+        "SearchResults",
         "__version__",
         "create_manage_memory_tool",
         "create_memory_tools",
@@ -189,6 +197,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "upgrade",
     ],
     "langmemcore.store": [
+        "MemorySearchItem",
         "MemoryStore",
     ],
     "langmemcore.text": [

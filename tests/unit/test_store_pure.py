@@ -11,6 +11,7 @@ from sqlalchemy.dialects import postgresql
 
 from langmemcore import ConfigurationError, InvalidInputError, InvalidNamespaceError
 from langmemcore.storage.items import queries as q
+from langmemcore.storage.items.filters import filter_condition
 from langmemcore.storage.prepared import Prepared
 from langmemcore.store._index import (
     check_value,
@@ -33,16 +34,16 @@ def sql(stmt: object) -> str:
 
 def test_search_filters_by_prefix_then_orders_by_last_update() -> None:
     text = sql(q.search_items("a_b", {"n": 1}, limit=3, offset=2))
-    assert "items.namespace = 'a_b' OR items.namespace LIKE 'a\\_b.%%'" in text
-    assert re.search(r"ORDER BY items.updated_at DESC, items.namespace COLLATE \"C\"", text)
+    assert "item_view.namespace = 'a_b' OR item_view.namespace LIKE 'a\\_b.%%'" in text
+    assert re.search(r"ORDER BY item_view.updated_at DESC, item_view.namespace COLLATE \"C\"", text)
     assert "LIMIT 3 OFFSET 2" in text
-    assert "expires_at" not in text.split("WHERE")[1]
+    assert "expires_at" not in text.split("WHERE")[-1]
     omitting = sql(q.search_items(None, None, limit=1, offset=0, omit_expired=True))
-    assert "items.expires_at > now()" in omitting.split("WHERE")[1]
+    assert "item_view.expires_at > now()" in omitting.split("WHERE")[-1]
 
 
 def test_filter_operators_compare_same_json_types_and_missing_as_null() -> None:
-    text = sql(q.filter_condition({"n": {"$gt": 2, "$ne": 5}, "m": None, "nested": {"x": 1}}))
+    text = sql(filter_condition({"n": {"$gt": 2, "$ne": 5}, "m": None, "nested": {"x": 1}}))
     assert "jsonb_typeof(items.value['n']) = jsonb_typeof(CAST('2' AS JSONB))" in text
     assert "items.value['n'] > CAST('2' AS JSONB)" in text
     assert "coalesce(items.value['n'], CAST('null' AS JSONB)) != CAST('5' AS JSONB)" in text
@@ -50,7 +51,7 @@ def test_filter_operators_compare_same_json_types_and_missing_as_null() -> None:
     assert "jsonb_typeof(items.value['nested']) = 'object'" in text
     assert "coalesce(items.value['nested']['x'], CAST('null' AS JSONB))" in text
     with pytest.raises(ValueError, match="Unsupported operator"):
-        q.filter_condition({"n": {"$in": [1]}})
+        filter_condition({"n": {"$in": [1]}})
 
 
 @pytest.mark.parametrize(
@@ -71,7 +72,7 @@ def test_namespace_match_patterns_work_on_whole_labels(
 
 def test_list_namespaces_truncates_and_orders_in_code_point_order() -> None:
     text = sql(q.list_namespaces([("prefix", ("a",))], max_depth=2, limit=5, offset=1))
-    assert "string_to_array(items.namespace, '.')" in text and "[1:2]" in text
+    assert "string_to_array(item_view.namespace, '.')" in text and "[1:2]" in text
     assert 'COLLATE "C"' in text and "LIMIT 5 OFFSET 1" in text
 
 

@@ -1,5 +1,10 @@
 """The store's items, their TTL and its task queue.
 
+Reads for the store's searches and namespace listings see the store's view of a namespace
+(:func:`~langmemcore.storage.items.view.item_view`: the items, and as items the
+observations ``Memory`` wrote itself); gets and reads by address see it when asked
+(``view=True``), the construction queue the items alone.
+
 Items are addressed as :data:`ItemRef` pairs (namespace as a tuple, key); the namespace is
 encoded here, and may have LangGraph's reserved root ``"langgraph"`` (its stores refuse it
 in ``put`` only, not in ``batch``). Reads hand back ORM
@@ -55,17 +60,31 @@ class ItemAccess(SessionBound):
     """The store's items and task queue within one transaction."""
 
     async def items_by_key(
-        self, namespace: Sequence[str], keys: Sequence[str], *, omit_expired: bool
+        self,
+        namespace: Sequence[str],
+        keys: Sequence[str],
+        *,
+        omit_expired: bool,
+        view: bool = False,
     ) -> list[Item]:
-        """Items of one namespace by key (missing keys left out)."""
-        stmt = q.get_items(_item_namespace(namespace), keys, omit_expired=omit_expired)
+        """Items of one namespace by key (missing keys left out); ``view``: from the
+        store's view of a namespace (see :func:`~langmemcore.storage.items.view.item_view`).
+        """
+        stmt = q.get_items(_item_namespace(namespace), keys, omit_expired=omit_expired, view=view)
         return list(await self._scalars(stmt))
 
     async def items_by_ref(
-        self, refs: Sequence[ItemRef], filter: Mapping[str, Any] | None, *, omit_expired: bool
+        self,
+        refs: Sequence[ItemRef],
+        filter: Mapping[str, Any] | None,
+        *,
+        omit_expired: bool,
+        view: bool = False,
     ) -> list[Item]:
-        """Items by address that also pass ``filter``."""
-        stmt = q.items_by_keys(_encoded(refs), filter, omit_expired=omit_expired)
+        """Items by address that also pass ``filter``; ``view``: from the store's view of
+        a namespace (see :func:`~langmemcore.storage.items.view.item_view`).
+        """
+        stmt = q.items_by_keys(_encoded(refs), filter, omit_expired=omit_expired, view=view)
         return list(await self._scalars(stmt))
 
     async def search_items(
@@ -77,8 +96,9 @@ class ItemAccess(SessionBound):
         offset: int,
         omit_expired: bool,
     ) -> list[Item]:
-        """Items in ``prefix`` or below (no labels: all) that pass ``filter``, most
-        recently updated first (see :func:`~langmemcore.storage.items.queries.search_items`).
+        """Items of the store's view in ``prefix`` or below (no labels: all) that pass
+        ``filter``, most recently updated first (see
+        :func:`~langmemcore.storage.items.queries.search_items`).
         """
         stmt = q.search_items(
             encode_prefix(prefix), filter, limit=limit, offset=offset, omit_expired=omit_expired
@@ -94,8 +114,8 @@ class ItemAccess(SessionBound):
         offset: int,
         omit_expired: bool,
     ) -> list[tuple[str, ...]]:
-        """Namespaces of stored items matching every (``"prefix"`` | ``"suffix"``, path)
-        condition, truncated to ``max_depth`` labels, in tuple order.
+        """Namespaces of the store's view matching every (``"prefix"`` | ``"suffix"``,
+        path) condition, truncated to ``max_depth`` labels, in tuple order.
         """
         stmt = q.list_namespaces(
             conditions, max_depth=max_depth, limit=limit, offset=offset, omit_expired=omit_expired
@@ -105,8 +125,8 @@ class ItemAccess(SessionBound):
     async def namespaces_with_indexed_items(
         self, prefix: Sequence[str], *, omit_expired: bool
     ) -> list[tuple[str, ...]]:
-        """Namespaces in ``prefix`` or below holding indexed items, in the order of their
-        stored text.
+        """Namespaces in ``prefix`` or below holding indexed items of the store's view,
+        in the order of their stored text.
         """
         stmt = q.item_namespaces_with_text(encode_prefix(prefix), omit_expired=omit_expired)
         return [decode_namespace(text) for text in sorted(await self._scalars(stmt))]

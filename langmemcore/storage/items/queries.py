@@ -25,14 +25,12 @@ from sqlalchemy import (
     Select,
     Table,
     Text,
-    and_,
     any_,
     cast,
     column,
     delete,
     false,
     func,
-    literal,
     or_,
     select,
     true,
@@ -44,6 +42,8 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from langmemcore.storage._filters import namespace_prefix_filter
+from langmemcore.storage.items.filters import filter_condition
+from langmemcore.storage.items.view import ItemSource, item_view
 from langmemcore.storage.models import (
     Item,
     ItemTask,
@@ -54,7 +54,6 @@ __all__ = [
     "claim_tasks",
     "delete_items",
     "enqueue_tasks",
-    "filter_condition",
     "finish_tasks",
     "get_items",
     "index_text_of",
@@ -70,83 +69,38 @@ __all__ = [
     "upsert_items",
 ]
 
-_COMPARISONS = ("$gt", "$gte", "$lt", "$lte")
-OPERATORS = ("$eq", "$ne", *_COMPARISONS)
-"""Filter operators understood (LangGraph's set)."""
 
-
-def _not_expired(omit_expired: bool) -> ColumnElement[bool]:
+def _not_expired(omit_expired: bool, source: ItemSource = Item) -> ColumnElement[bool]:
     if not omit_expired:
         return true()
-    return or_(Item.expires_at.is_(None), Item.expires_at > func.now())
+    return or_(source.expires_at.is_(None), source.expires_at > func.now())
 
 
 def _expiry(minutes: Any) -> ColumnElement[Any]:
     return func.now() + func.make_interval(0, 0, 0, 0, 0, 0, minutes * 60.0)
 
 
-def _jsonb(value: Any) -> ColumnElement[Any]:
-    return cast(literal(json.dumps(value), Text), JSONB)
-
-
-def _compare(target: ColumnElement[Any], operator: str, operand: Any) -> ColumnElement[bool]:
-    value = func.coalesce(target, _jsonb(None))
-    if operator == "$eq":
-        return value == _jsonb(operand)
-    if operator == "$ne":
-        return value != _jsonb(operand)
-    if operator not in _COMPARISONS:
-        raise ValueError(f"Unsupported operator: {operator}")
-    same_type = func.jsonb_typeof(target) == func.jsonb_typeof(_jsonb(operand))
-    ordered = {
-        "$gt": target > _jsonb(operand),
-        "$gte": target >= _jsonb(operand),
-        "$lt": target < _jsonb(operand),
-        "$lte": target <= _jsonb(operand),
-    }[operator]
-    return and_(same_type, ordered)
-
-
-def _match(target: ColumnElement[Any], expected: Any) -> ColumnElement[bool]:
-    """``InMemoryStore._compare_values`` as SQL on the JSONB ``target``."""
-    if isinstance(expected, Mapping):
-        if any(str(k).startswith("$") for k in expected):
-            return and_(true(), *(_compare(target, op, v) for op, v in expected.items()))
-        return and_(
-            func.jsonb_typeof(target) == "object",
-            *(_match(target[str(k)], v) for k, v in expected.items()),
-        )
-    if isinstance(expected, list | tuple):
-        return func.coalesce(target, _jsonb(None)) == _jsonb(list(expected))
-    return func.coalesce(target, _jsonb(None)) == _jsonb(expected)
-
-
-def filter_condition(filter: Mapping[str, Any] | None) -> ColumnElement[bool]:
-    """The WHERE condition of a search filter on ``items.value``.
-
-    Args:
-        filter: Field -> value (equality) or field -> ``{"$op": value, ...}``.
-
-    Raises:
-        ValueError: An operator outside ``$eq $ne $gt $gte $lt $lte``.
-    """
-    if not filter:
-        return true()
-    return and_(true(), *(_match(Item.value[str(k)], v) for k, v in filter.items()))
+def _source(view: bool) -> ItemSource:
+    return item_view() if view else Item
 
 
 @cache
-def _get_items(omit_expired: bool) -> Select[Item]:
-    return select(Item).where(
-        Item.namespace == text_param("namespace"),
-        Item.key == any_(text_array("keys")),
-        _not_expired(omit_expired),
+def _get_items(omit_expired: bool, view: bool) -> Select[Item]:
+    source = _source(view)
+    return select(source).where(
+        source.namespace == text_param("namespace"),
+        source.key == any_(text_array("keys")),
+        _not_expired(omit_expired, source),
     )
 
 
-def get_items(namespace: str, keys: Sequence[str], *, omit_expired: bool = False) -> Prepared:
-    """Items of one namespace by key (the statement is built once; keys as an array)."""
-    return Prepared(_get_items(omit_expired), {"namespace": namespace, "keys": list(keys)})
+def get_items(
+    namespace: str, keys: Sequence[str], *, omit_expired: bool = False, view: bool = False
+) -> Prepared:
+    """Items of one namespace by key (the statement is built once; keys as an array);
+    ``view``: from :func:`item_view`.
+    """
+    return Prepared(_get_items(omit_expired, view), {"namespace": namespace, "keys": list(keys)})
 
 
 def items_by_keys(
@@ -154,14 +108,18 @@ def items_by_keys(
     filter: Mapping[str, Any] | None,
     *,
     omit_expired: bool = False,
+    view: bool = False,
 ) -> Prepared:
-    """Items by (namespace, key) that also pass ``filter``."""
+    """Items by (namespace, key) that also pass ``filter``; ``view``: from
+    :func:`item_view`.
+    """
+    source = _source(view)
     if not pairs:
-        return Prepared(select(Item).where(false()), {})
-    stmt = select(Item).where(
-        tuple_(Item.namespace, Item.key).in_([tuple(p) for p in pairs]),
-        filter_condition(filter),
-        _not_expired(omit_expired),
+        return Prepared(select(source).where(false()), {})
+    stmt = select(source).where(
+        tuple_(source.namespace, source.key).in_([tuple(p) for p in pairs]),
+        filter_condition(filter, source),
+        _not_expired(omit_expired, source),
     )
     return Prepared(stmt, {})
 
@@ -314,19 +272,21 @@ def search_items(
     offset: int,
     omit_expired: bool = False,
 ) -> Prepared:
-    """Items in ``prefix`` or below that pass ``filter``, most recently updated first
-    (``PostgresStore``'s order; ties, from one batch, by namespace and key).
+    """Items of :func:`item_view` in ``prefix`` or below that pass ``filter``, most
+    recently updated first (``PostgresStore``'s order; ties, from one batch, by namespace
+    and key).
     """
-    where = [filter_condition(filter), _not_expired(omit_expired)]
+    view = item_view()
+    where = [filter_condition(filter, view), _not_expired(omit_expired, view)]
     if prefix:
-        where.append(namespace_prefix_filter(Item.namespace, prefix))
+        where.append(namespace_prefix_filter(view.namespace, prefix))
     stmt = (
-        select(Item)
+        select(view)
         .where(*where)
         .order_by(
-            Item.updated_at.desc(),
-            Item.namespace.collate("C"),
-            Item.key.collate("C"),
+            view.updated_at.desc(),
+            view.namespace.collate("C"),
+            view.key.collate("C"),
         )
         .limit(limit)
         .offset(offset)
@@ -335,11 +295,12 @@ def search_items(
 
 
 def item_namespaces_with_text(prefix: str | None, *, omit_expired: bool = False) -> Prepared:
-    """Namespaces in ``prefix`` or below holding indexed items."""
-    where = [Item.index_text.is_not(None), _not_expired(omit_expired)]
+    """Namespaces in ``prefix`` or below holding indexed items of :func:`item_view`."""
+    view = item_view()
+    where = [view.index_text.is_not(None), _not_expired(omit_expired, view)]
     if prefix:
-        where.append(namespace_prefix_filter(Item.namespace, prefix))
-    stmt = select(Item.namespace).where(*where).distinct()
+        where.append(namespace_prefix_filter(view.namespace, prefix))
+    stmt = select(view.namespace).where(*where).distinct()
     return Prepared(stmt, {})
 
 
@@ -361,8 +322,8 @@ def list_namespaces(
     offset: int,
     omit_expired: bool = False,
 ) -> Prepared:
-    """Distinct namespaces of stored items, truncated to ``max_depth`` labels, in tuple
-    order (labels compared by code point, as Python sorts tuples).
+    """Distinct namespaces of the items of :func:`item_view`, truncated to ``max_depth``
+    labels, in tuple order (labels compared by code point, as Python sorts tuples).
 
     Args:
         conditions: (``"prefix"`` | ``"suffix"``, path) pairs, all of which must match.
@@ -371,13 +332,14 @@ def list_namespaces(
         offset: Skip this many first.
         omit_expired: Leave out items past their expiry.
     """
-    labels: ColumnElement[Any] = func.string_to_array(Item.namespace, ".", type_=ARRAY(Text))
+    view = item_view()
+    labels: ColumnElement[Any] = func.string_to_array(view.namespace, ".", type_=ARRAY(Text))
     if max_depth is not None:
         labels = labels[1:max_depth]
-    where = [_not_expired(omit_expired)]
+    where = [_not_expired(omit_expired, view)]
     for match_type, path in conditions:
         if path:
-            where.append(Item.namespace.regexp_match(namespace_match_pattern(path, match_type)))
+            where.append(view.namespace.regexp_match(namespace_match_pattern(path, match_type)))
     truncated = select(labels.label("labels")).where(*where).distinct().subquery()
     stmt = (
         select(truncated.c.labels)

@@ -1,0 +1,207 @@
+"""One view of a namespace: what ``Memory`` wrote is seen by ``MemoryStore`` (get, list,
+query search, namespaces) and what the store wrote is found by ``Memory.asearch``; store
+searches count items and carry the notes that ranked them; empty text and empty queries
+are refused alike on every entry point."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from langmemcore import (
+    InvalidInputError,
+    Memory,
+    MemoryRetriever,
+    MemoryStore,
+    ObservationIn,
+    RetrievalConfig,
+)
+from langmemcore.config import ConstructionConfig
+from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.storage import Database
+from langmemcore.store import MemorySearchItem
+
+LISBON = "Greetings from Lisbon, I am sitting at my favourite cafe in Alfama."
+DOG = "Our dog Biscuit learned to catch a frisbee in the park today."
+BAKING = "I baked sourdough bread with a new starter this morning."
+MARCH = datetime(2024, 3, 2, 18, 30, tzinfo=UTC)
+
+
+@pytest.fixture()
+def memory(database: Database, embeddings: LocalEmbeddings) -> Memory:
+    return Memory(database, embeddings, config=ConstructionConfig(topic_every=0))
+
+
+async def test_what_memory_wrote_is_an_item_of_the_store(
+    memory: Memory, ns: tuple[str, ...]
+) -> None:
+    await memory.aingest(ns, LISBON, key="m1", speaker="Maya", event_time=MARCH)
+    await memory.aingest_many(
+        ns, [ObservationIn("m2", DOG, "Jonas", MARCH), ObservationIn("m3", BAKING, "Maya")]
+    )
+    store = MemoryStore(memory)
+
+    item = await store.aget(ns, "m1")
+    assert item is not None
+    assert item.value == {
+        "text": LISBON,
+        "speaker": "Maya",
+        "event_time": "2024-03-02T18:30:00+00:00",
+    }
+    baked = await store.aget(ns, "m3")
+    assert baked is not None and baked.value["event_time"] is None
+    assert await store.aget(ns, "missing") is None
+
+    listed = await store.asearch(ns, limit=10)
+    assert sorted(i.key for i in listed) == ["m1", "m2", "m3"]
+    by_maya = await store.asearch(ns, filter={"speaker": "Maya"})
+    assert sorted(i.key for i in by_maya) == ["m1", "m3"]
+
+    found = await store.asearch(ns, query="What is the name of the dog?", limit=1)
+    assert [i.key for i in found] == ["m2"]
+    assert found[0].value["text"] == DOG and found[0].score is not None
+    settled = await store.afeedback(found, 1.0, query="What is the name of the dog?")
+    assert list(settled) == [n.note_id for n in found[0].notes]  # type: ignore[attr-defined]
+
+    assert ns in await store.alist_namespaces(prefix=ns[:1])
+    assert await store.alist_namespaces(prefix=ns) == [ns]
+
+
+async def test_a_store_write_to_a_key_replaces_what_memory_wrote_under_it(
+    memory: Memory, ns: tuple[str, ...]
+) -> None:
+    await memory.aingest(ns, LISBON, key="home", speaker="Maya")
+    await memory.aingest(ns, DOG, key="pet", speaker="Jonas")
+    store = MemoryStore(memory)
+    await store.aput(ns, "home", {"text": "I moved to Berlin last month.", "speaker": "Maya"})
+    item = await store.aget(ns, "home")
+    assert item is not None and item.value == {
+        "text": "I moved to Berlin last month.",
+        "speaker": "Maya",
+    }
+    assert sorted(i.key for i in await store.asearch(ns)) == ["home", "pet"]
+    notes = await memory.asearch(ns, "Where does Maya live?", k=5)
+    assert {s.key for n in notes for s in n.sources} == {"item:home", "pet"}
+    await store.adelete(ns, "pet")
+    assert await store.aget(ns, "pet") is None
+    assert [i.key for i in await store.asearch(ns)] == ["home"]
+    notes = await memory.asearch(ns, "What is the name of the dog?", k=5)
+    assert {s.key for n in notes for s in n.sources} == {"item:home"}
+
+
+async def test_what_the_store_wrote_is_found_by_memory(memory: Memory, ns: tuple[str, ...]) -> None:
+    store = MemoryStore(memory)
+    await store.aput(ns, "pet", {"text": DOG, "speaker": "Jonas"})
+    await store.aput(ns, "bread", {"text": BAKING, "speaker": "Maya"})
+    notes = await memory.asearch(ns, "What is the name of the dog?", k=1)
+    assert [s.key for s in notes[0].sources] == ["item:pet"]
+    assert notes[0].sources[0].speaker == "Jonas"
+
+
+async def test_store_results_carry_the_notes_that_ranked_them(
+    memory: Memory, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(memory)
+    await store.aput(ns, "pet", {"text": DOG, "speaker": "Jonas"})
+    await memory.aingest(ns, BAKING, key="m1", speaker="Maya")
+    found = await store.asearch(ns, query="Who baked bread?", limit=2)
+    assert [i.key for i in found] == ["m1", "pet"]
+    assert all(isinstance(i, MemorySearchItem) for i in found)
+    first = found[0]
+    assert isinstance(first, MemorySearchItem)
+    assert first.notes and first.score == first.notes[0].score
+    assert [s.key for s in first.sources] == ["m1"]
+    second = found[1]
+    assert isinstance(second, MemorySearchItem)
+    assert [s.key for s in second.sources] == ["item:pet"]
+    assert second.value == {"text": DOG, "speaker": "Jonas"}
+    assert "notes" not in first.dict()
+    listed = await store.asearch(ns)
+    assert all(isinstance(i, MemorySearchItem) and i.notes == () for i in listed)
+
+
+async def test_limit_counts_items_that_match_the_filter(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    memory = Memory(
+        database,
+        embeddings,
+        config=ConstructionConfig(topic_every=0),
+        retrieval=RetrievalConfig(k_final=1),
+    )
+    store = MemoryStore(memory)
+    gardens = [
+        "The garden roses finally bloomed after the rain.",
+        "I dug a new vegetable bed in the garden for tomatoes.",
+        "Garden snails ate half of the lettuce overnight.",
+        "We put a bench under the apple tree in the garden.",
+        "My garden hose burst while watering the hedges.",
+        "Bees swarmed the lavender in the back garden.",
+    ]
+    for i, text in enumerate(gardens):
+        await store.aput(ns, f"jonas{i}", {"text": text, "speaker": "Jonas"})
+    await store.aput(ns, "maya", {"text": "I repaired my bicycle chain.", "speaker": "Maya"})
+    found = await store.asearch(ns, query="garden", filter={"speaker": "Maya"}, limit=1)
+    assert [i.key for i in found] == ["maya"]
+    three = await store.asearch(ns, query="garden", limit=3)
+    assert len(three) == 3
+
+
+async def test_empty_text_and_empty_queries_are_refused_alike(
+    memory: Memory, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(memory)
+    retriever = MemoryRetriever(memory=memory, namespace=ns)
+    for blank in ("", "  \n"):
+        with pytest.raises(InvalidInputError, match="empty"):
+            await memory.aingest(ns, blank)
+        with pytest.raises(InvalidInputError, match="empty"):
+            await store.aput(ns, "k", {"text": blank, "speaker": "Maya"})
+        with pytest.raises(InvalidInputError, match="empty"):
+            await memory.asearch(ns, blank)
+        with pytest.raises(InvalidInputError, match="empty"):
+            await store.asearch(ns, query=blank)
+        with pytest.raises(InvalidInputError, match="empty"):
+            await retriever.ainvoke(blank)
+    assert await store.aget(ns, "k") is None
+    await store.aput(ns, "count", {"n": 3})
+    await MemoryStore(memory, index=False).aput(ns, "raw", {"text": ""})
+    await store.aput(ns, "unindexed", {"text": ""}, index=False)
+    listed = await store.asearch(ns, query=None)
+    assert sorted(i.key for i in listed) == ["count", "raw", "unindexed"]
+
+
+async def test_a_prefix_search_gives_the_merged_per_namespace_results(
+    memory: Memory, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(memory)
+    alice, bob = (*ns, "alice"), (*ns, "bob")
+    await store.aput(alice, "pet", {"text": DOG, "speaker": "Alice"})
+    await store.aput(alice, "bread", {"text": BAKING, "speaker": "Alice"})
+    await memory.aingest(bob, LISBON, key="home", speaker="Bob")
+    await store.aput(
+        bob, "dog", {"text": "My dog Rex chews every shoe he finds.", "speaker": "Bob"}
+    )
+    query = "Which dog do they have?"
+    merged = [
+        *(await store.asearch(alice, query=query, limit=4)),
+        *(await store.asearch(bob, query=query, limit=4)),
+    ]
+    merged.sort(key=lambda i: (-(i.score or 0.0), -i.updated_at.timestamp(), i.namespace, i.key))
+    found = await store.asearch(ns, query=query, limit=3)
+    assert [(i.namespace, i.key, i.score) for i in found] == [
+        (i.namespace, i.key, i.score) for i in merged[:3]
+    ]
+    assert {i.namespace for i in await store.asearch(ns, query=query, limit=4)} == {alice, bob}
+
+
+async def test_sources_come_most_query_relevant_first(memory: Memory, ns: tuple[str, ...]) -> None:
+    first = "I painted a sunrise over the lake last weekend."
+    second = "I painted a sunrise over the lake last weekend with my sister Anna."
+    await memory.aingest(ns, first, key="t1", speaker="Maya", event_time=MARCH)
+    await memory.aingest(ns, second, key="t2", speaker="Maya", event_time=MARCH.replace(day=3))
+    (note,) = await memory.asearch(ns, "What did Maya paint with her sister Anna?", k=1)
+    assert [s.key for s in note.sources] == ["t2", "t1"]
+    (plain,) = await memory.asearch(ns, "sunrise painting", k=1)
+    assert [s.key for s in plain.sources] == ["t1", "t2"]
