@@ -61,6 +61,7 @@ SETS = {
     "heldout10": HeldOutSet(DATA / "knowledge_updates_heldout10.json", 65, 7, (13, 15)),
     "heldout11": HeldOutSet(DATA / "knowledge_updates_heldout11.json", 65, 7, (13, 15)),
     "heldout12": HeldOutSet(DATA / "knowledge_updates_heldout12.json", 65, 7, (13, 15)),
+    "heldout13": HeldOutSet(DATA / "knowledge_updates_heldout13.json", 64, 7, (13, 15)),
 }
 
 

@@ -178,6 +178,7 @@ def test_the_gate_loses_no_parse_statement_on_the_sets(name: str) -> None:
         "knowledge_updates_heldout10.json",
         "knowledge_updates_heldout11.json",
         "knowledge_updates_heldout12.json",
+        "knowledge_updates_heldout13.json",
     ],
 )
 def test_parsing_only_the_cued_sentences_loses_no_statement_on_the_sets(name: str) -> None:
