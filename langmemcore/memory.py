@@ -16,7 +16,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from langmemcore._bridge import sync_twin
-from langmemcore._errors import InvalidInputError
+from langmemcore._errors import InvalidInputError, ingest_error
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import ProgressLike
 from langmemcore._validate import check_count, check_search
@@ -186,6 +186,23 @@ class Memory:
                 are smaller (8, 16, 32, ...) so that applying starts early.
             progress: ``True`` for a progress bar on stderr, or a ``(done, total)`` callback.
             evolve_at_end: ``False``: topics evolve only as due, as :meth:`aingest` does.
+
+        Returns:
+            What happened to each observation, and the topic evolutions run.
+
+        Raises:
+            IngestInterruptedError: The database went away part way (a
+                ``DatabaseUnavailableError``).
+            IngestConflictError: A stored key has different content (an
+                ``ObservationConflictError``).
+            IngestRefusedError: The database refused an observation's value (an
+                ``InvalidInputError``).
+
+        Each of those is an :class:`~langmemcore._errors.IngestError` whose ``report``
+        lists the observations stored before the failure (each observation is stored in a
+        transaction of its own, so nothing is half stored). Re-sending the same call is
+        safe: observations are idempotent on (namespace, key), so the stored ones come
+        back ``unchanged`` and nothing is duplicated.
         """
         ns = validate_namespace(namespace)
         check_count(batch_size, "batch_size", minimum=1)
@@ -206,9 +223,13 @@ class Memory:
             progress=progress,
         )
         with track_usage() as usage:
-            async with aclosing(bulk.batches()) as batches:
-                async for results in batches:
-                    await self._formal_layer.after_write(ns, results)
+            try:
+                async with aclosing(bulk.batches()) as batches:
+                    async for results in batches:
+                        await self._formal_layer.after_write(ns, results)
+            except Exception as exc:
+                stored = IngestReport(tuple(bulk.results), (), usage)
+                raise ingest_error(exc, stored) from exc
             topics = await bulk.finish() if evolve_at_end else []
         return IngestReport(tuple(bulk.results), tuple(topics), usage)
 

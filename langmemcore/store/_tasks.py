@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from langgraph.store.base import SearchItem, SearchOp
 
+from langmemcore._errors import safe_error_text
 from langmemcore._namespace import decode_namespace
 from langmemcore._validate import LIMITS
 from langmemcore.construction.ingest import ObservationIn
@@ -146,7 +147,7 @@ async def process_tasks(
         done, errors = await reconcile_items(memory, spec, [ref for ref, _version in tasks])
         await claim.finish_item_tasks([(ref, v) for ref, v in tasks if ref in done])
     for extra in errors[1:]:
-        _log.error("construction failed too; its items stay queued", exc_info=extra)
+        _log.warning("construction failed too (%s); its items stay queued", safe_error_text(extra))
     if errors:
         raise errors[0]
     return len(tasks)
