@@ -113,7 +113,8 @@ class IngestError(LangMemCoreError):
     """A bulk ingest (``Memory.ingest_many``) stopped part way.
 
     The observations before the failing one are stored (each in its own transaction) and
-    listed in :attr:`report`; the rest are not. Re-sending the whole call is safe:
+    listed in :attr:`report`; the rest are not (when the topic evolution at the end
+    failed, all are stored and listed). Re-sending the whole call is safe:
     observations are idempotent on (namespace, key), so the stored ones come back as
     ``unchanged`` and nothing is duplicated. The error that stopped the ingest is the
     ``__cause__``.

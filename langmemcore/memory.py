@@ -227,10 +227,10 @@ class Memory:
                 async with aclosing(bulk.batches()) as batches:
                     async for results in batches:
                         await self._formal_layer.after_write(ns, results)
+                topics = await bulk.finish() if evolve_at_end else []
             except Exception as exc:
                 stored = IngestReport(tuple(bulk.results), (), usage)
                 raise ingest_error(exc, stored) from exc
-            topics = await bulk.finish() if evolve_at_end else []
         return IngestReport(tuple(bulk.results), tuple(topics), usage)
 
     async def aevolve_topics(self, namespace: Sequence[str]) -> TopicSummary:
