@@ -35,6 +35,7 @@ from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, upgrade
 from langmemcore.storage.embedded import embedded_database_url
+from langmemcore.storage.stats import memory_stats
 from langmemcore.store._index import observation_key
 from tests.conftest import libpq_url
 
@@ -142,6 +143,8 @@ async def test_a_put_whose_construction_failed_is_built_without_a_flush(
         await until(lambda: _has_waiter(database_url), "the background retry")
         assert await store.apending(ns) == 1
         assert await store.apending(("elsewhere",)) == 0
+        [counts] = await memory_stats(store.memory.database, ns)  # what `stats` prints
+        assert counts.queued == 1
         found = await store.asearch(ns, query="Who has a dog named Biscuit?")
         assert getattr(found, "incomplete", False) is True
         assert getattr(found, "pending", 0) == 1
@@ -371,13 +374,17 @@ async def restart_server(pgdata: Path, url: str) -> None:
 
 
 async def terminate_backends(pgdata: Path, url: str) -> None:
-    """Terminate every other client backend of the database (``pg_terminate_backend``)."""
+    """Terminate every other client backend of the database (``pg_terminate_backend``),
+    in a few rounds, so that backends in the middle of a transaction are among them.
+    """
     async with admin(url) as conn:
-        await conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid() "
-            "AND backend_type = 'client backend'"
-        )
+        for _round in range(5):
+            await conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                "AND backend_type = 'client backend'"
+            )
+            await asyncio.sleep(0.05)
 
 
 FAULTS: dict[str, Fault] = {
