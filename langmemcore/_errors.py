@@ -6,20 +6,17 @@ fits, from the matching builtin, so callers can catch either::
     LangMemCoreError
     ├── InvalidNamespaceError      (ValueError, LangGraph's InvalidNamespaceError)
     ├── InvalidInputError          (ValueError)  empty / oversized / malformed input
-    │   └── IngestRefusedError                      ... during ``ingest_many`` (``.report``)
     ├── ObservationConflictError   (ValueError)  same key, different content
-    │   └── IngestConflictError                     ... during ``ingest_many`` (``.report``)
     ├── ConfigurationError         (ValueError)  bad settings, dimension mismatch
     ├── NotFoundError              (KeyError)    a note / lineage row does not exist
     ├── MigrationRequiredError     (RuntimeError) schema behind head: run `langmemcore migrate`
     ├── DatabaseUnavailableError   (ConnectionError) the database cannot be reached
-    │   └── IngestInterruptedError                  ... during ``ingest_many`` (``.report``)
     ├── LLMOutputError             (ValueError)  the model answered something unusable
     └── LLMUnavailableError        (ConnectionError) the model endpoint failed
         └── LLMSkippedError                         not called: its circuit breaker is open
 
-The three ``Ingest...Error`` classes also derive from :class:`IngestError`, which carries
-the report of what a failed ``ingest_many`` stored before it stopped.
+An error that stopped a bulk ingest (``Memory.ingest_many``) part way carries the report
+of what was stored before it (:attr:`LangMemCoreError.report`).
 """
 
 from __future__ import annotations
@@ -34,10 +31,6 @@ if TYPE_CHECKING:
 __all__ = [
     "ConfigurationError",
     "DatabaseUnavailableError",
-    "IngestConflictError",
-    "IngestError",
-    "IngestInterruptedError",
-    "IngestRefusedError",
     "InvalidInputError",
     "InvalidNamespaceError",
     "LLMOutputError",
@@ -47,13 +40,22 @@ __all__ = [
     "MigrationRequiredError",
     "NotFoundError",
     "ObservationConflictError",
-    "ingest_error",
     "safe_error_text",
 ]
 
 
 class LangMemCoreError(Exception):
-    """Root of every error raised by langmemcore."""
+    """Root of every error raised by langmemcore.
+
+    Attributes:
+        report: For an error that stopped ``Memory.ingest_many`` part way, the
+            :class:`~langmemcore.construction.bulk.IngestReport` of the observations
+            stored before it (each in a transaction of its own, so none is half stored);
+            ``None`` otherwise. Re-sending the whole call is safe: observations are
+            idempotent on (namespace, key), so the stored ones come back ``unchanged``.
+    """
+
+    report: IngestReport | None = None
 
 
 class InvalidNamespaceError(LangMemCoreError, _LangGraphInvalidNamespaceError):
@@ -109,73 +111,22 @@ class LLMSkippedError(LLMUnavailableError):
     """
 
 
-class IngestError(LangMemCoreError):
-    """A bulk ingest (``Memory.ingest_many``) stopped part way.
-
-    The observations before the failing one are stored (each in its own transaction) and
-    listed in :attr:`report`; the rest are not (when the topic evolution at the end
-    failed, all are stored and listed). Re-sending the whole call is safe:
-    observations are idempotent on (namespace, key), so the stored ones come back as
-    ``unchanged`` and nothing is duplicated. The error that stopped the ingest is the
-    ``__cause__``.
-
-    Args:
-        message: What went wrong.
-        report: What was stored before the failure.
-
-    Attributes:
-        report: The :class:`~langmemcore.construction.bulk.IngestReport` of the
-            observations stored before the failure, in input order.
-    """
-
-    def __init__(self, message: str, report: IngestReport) -> None:
-        super().__init__(message)
-        self.report = report
-
-
-class IngestInterruptedError(IngestError, DatabaseUnavailableError):
-    """The database went away during a bulk ingest (see :class:`IngestError`)."""
-
-
-class IngestRefusedError(IngestError, InvalidInputError):
-    """The database refused an observation's value during a bulk ingest (see
-    :class:`IngestError`).
-    """
-
-
-class IngestConflictError(IngestError, ObservationConflictError):
-    """A bulk ingest met a stored key with different content (see :class:`IngestError`)."""
-
-
 def safe_error_text(error: BaseException) -> str:
     """A description of ``error`` that is safe to log: its class and, for the library's
-    own errors (whose messages never carry SQL text or parameters), its message.
+    errors about reaching the database or the model endpoint and about the schema (whose
+    messages carry no SQL text, parameters or stored values), the first line of its
+    message.
 
-    Other errors (driver errors among them, whose text holds the SQL statement and its
-    parameters) are described by their class alone.
+    Other errors are described by their class alone: driver errors (whose text holds the
+    SQL statement and its parameters), errors about input (whose messages may quote the
+    value refused) and about settings (which may quote a URL).
     """
     name = type(error).__name__
-    if isinstance(error, LangMemCoreError) and str(error):
+    safe = (
+        DatabaseUnavailableError,
+        MigrationRequiredError,
+        LLMUnavailableError,
+    )
+    if isinstance(error, safe) and str(error).strip():
         return f"{name}: {str(error).strip().splitlines()[0]}"
     return name
-
-
-def ingest_error(cause: Exception, report: IngestReport) -> Exception:
-    """The error a bulk ingest raises when ``cause`` stopped it with ``report`` stored:
-    an :class:`IngestError` of the cause's kind (``cause`` itself for a kind without
-    one, e.g. a programming error).
-    """
-    kinds: tuple[tuple[type[Exception], type[IngestError]], ...] = (
-        (DatabaseUnavailableError, IngestInterruptedError),
-        (ObservationConflictError, IngestConflictError),
-        (InvalidInputError, IngestRefusedError),
-    )
-    stored = sum(1 for r in report.results if r.operation != "unchanged")
-    for kind, error in kinds:
-        if isinstance(cause, kind):
-            return error(
-                f"{cause} (the ingest stopped after {len(report.results)} observations, "
-                f"{stored} of them newly stored; re-sending the call is safe)",
-                report,
-            )
-    return cause

@@ -16,7 +16,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from langmemcore._bridge import sync_twin
-from langmemcore._errors import InvalidInputError, ingest_error
+from langmemcore._errors import InvalidInputError, LangMemCoreError
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import ProgressLike
 from langmemcore._validate import check_count, check_search
@@ -191,16 +191,14 @@ class Memory:
             What happened to each observation, and the topic evolutions run.
 
         Raises:
-            IngestInterruptedError: The database went away part way (a
-                ``DatabaseUnavailableError``).
-            IngestConflictError: A stored key has different content (an
-                ``ObservationConflictError``).
-            IngestRefusedError: The database refused an observation's value (an
-                ``InvalidInputError``).
+            DatabaseUnavailableError: The database went away part way.
+            ObservationConflictError: A stored key has different content.
+            InvalidInputError: An observation is malformed or the database refused its
+                value.
 
-        Each of those is an :class:`~langmemcore._errors.IngestError` whose ``report``
-        lists the observations stored before the failure (each observation is stored in a
-        transaction of its own, so nothing is half stored). Re-sending the same call is
+        An error that stopped the ingest part way carries the report of the
+        observations stored before it (``error.report``; each observation is stored in
+        a transaction of its own, so none is half stored). Re-sending the same call is
         safe: observations are idempotent on (namespace, key), so the stored ones come
         back ``unchanged`` and nothing is duplicated.
         """
@@ -228,9 +226,13 @@ class Memory:
                     async for results in batches:
                         await self._formal_layer.after_write(ns, results)
                 topics = await bulk.finish() if evolve_at_end else []
-            except Exception as exc:
-                stored = IngestReport(tuple(bulk.results), (), usage)
-                raise ingest_error(exc, stored) from exc
+            except LangMemCoreError as exc:
+                exc.report = IngestReport(tuple(bulk.results), (), usage)
+                exc.add_note(
+                    f"ingest_many stopped after {len(bulk.results)} of {len(items)} "
+                    "observations (the error's report lists them); re-sending is safe"
+                )
+                raise
         return IngestReport(tuple(bulk.results), tuple(topics), usage)
 
     async def aevolve_topics(self, namespace: Sequence[str]) -> TopicSummary:
