@@ -10,7 +10,8 @@ connects anew. A refused new connection to an embedded server restarts that serv
 (:func:`~langmemcore.storage.embedded.revive_embedded_server`), or, while it is shutting
 down or starting up, waits for it; the connection is retried with exponential back-off
 for up to ``Database.reconnect_timeout`` seconds. Any server answering "shutting down" /
-"starting up" (SQLSTATE 57P03) is waited for the same way. Otherwise, or past that time,
+"starting up" (SQLSTATE 57P03) is waited for the same way (a server that refuses
+connections outright, such as a stopped one named by a URL, is not). Otherwise, or past that time,
 the operation fails with :class:`DatabaseUnavailableError`, whose message gives the
 cause.
 """
@@ -77,6 +78,25 @@ RECONNECT_MAX_S = 2.0
 
 _CANNOT_CONNECT_NOW = "57P03"
 """SQLSTATE of a server that is shutting down, starting up or in recovery."""
+
+_RESTARTING = (
+    "the database system is shutting down",
+    "the database system is starting up",
+    "the database system is not yet accepting connections",
+    "the database system is in recovery mode",
+)
+"""The server's reasons for refusing a connection with SQLSTATE 57P03 (libpq reports a
+refused connection without its SQLSTATE, so the message is read)."""
+
+
+def _restarting(exc: DBAPIError) -> bool:
+    """Whether the server refused the connection because it is shutting down, starting
+    up or in recovery (it will accept connections again).
+    """
+    if str(getattr(exc.orig, "sqlstate", "") or "") == _CANNOT_CONNECT_NOW:
+        return True
+    message = str(exc.orig)
+    return any(reason in message for reason in _RESTARTING)
 
 
 def sync_url(url: str) -> str:
@@ -287,8 +307,7 @@ class Database:
                     embedded = await asyncio.to_thread(revive_embedded_server, self.url)
                 except DatabaseUnavailableError as revive_error:
                     embedded, reason = True, revive_error
-                restarting = str(getattr(exc.orig, "sqlstate", "")) == _CANNOT_CONNECT_NOW
-                if not (embedded or restarting):
+                if not (embedded or _restarting(exc)):
                     raise
                 if time.monotonic() + delay > deadline:
                     waited = f"(retried for {self.reconnect_timeout:g} s)"

@@ -331,13 +331,22 @@ async def test_a_call_during_a_shutdown_waits_for_the_server(tmp_path: Path) -> 
 
     await database.dispose()  # (an idle pooled session would hold the shutdown up)
     database.reconnect_timeout = 1.0
+    # The same server named by a URL of its own (not an embedded server of this
+    # process): it is waited for while it says it is shutting down, never restarted.
+    by_url = Database(f"{url}&application_name=by_url", reconnect_timeout=1.0)
     session = await shut_down_slowly()
     try:
         with pytest.raises(DatabaseUnavailableError) as info:
             await one()
+        with pytest.raises(DatabaseUnavailableError) as by_url_info:
+            async with by_url.reader() as other:
+                await other.scalar(text("SELECT 1"))
     finally:
         await session.close()
     assert "is shutting down" in str(info.value)
+    assert "(retried for 1 s)" in str(by_url_info.value)
+    assert "shutting down" in str(by_url_info.value)
+    await by_url.dispose()
     assert await one() == 1
     await database.dispose()
 
