@@ -10,9 +10,9 @@ retries them with exponential back-off (:data:`RETRY_FIRST_S` doubling up to
 :meth:`ItemQueue.flush` or a new store. The worker also resumes what an earlier process
 left queued, and :meth:`ItemQueue.flush` waits for all of it, with progress when asked.
 
-Log lines of failed construction name the error's class and the library's own message
-only (:func:`~langmemcore._errors.safe_error_text`), never a driver's text with SQL and
-parameters.
+Log lines of failed construction name the error's class, with a message only where it
+holds no values (:func:`~langmemcore._errors.safe_error_text`), never a driver's text
+with SQL and parameters.
 """
 
 from __future__ import annotations
