@@ -14,11 +14,19 @@ fits, from the matching builtin, so callers can catch either::
     ├── LLMOutputError             (ValueError)  the model answered something unusable
     └── LLMUnavailableError        (ConnectionError) the model endpoint failed
         └── LLMSkippedError                         not called: its circuit breaker is open
+
+An error that stopped a bulk ingest (``Memory.ingest_many``) part way carries the report
+of what was stored before it (:attr:`LangMemCoreError.report`).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from langgraph.store.base import InvalidNamespaceError as _LangGraphInvalidNamespaceError
+
+if TYPE_CHECKING:
+    from langmemcore.construction.bulk import IngestReport
 
 __all__ = [
     "ConfigurationError",
@@ -32,11 +40,22 @@ __all__ = [
     "MigrationRequiredError",
     "NotFoundError",
     "ObservationConflictError",
+    "safe_error_text",
 ]
 
 
 class LangMemCoreError(Exception):
-    """Root of every error raised by langmemcore."""
+    """Root of every error raised by langmemcore.
+
+    Attributes:
+        report: For an error that stopped ``Memory.ingest_many`` part way, the
+            :class:`~langmemcore.construction.bulk.IngestReport` of the observations
+            stored before it (each in a transaction of its own, so none is half stored);
+            ``None`` otherwise. Re-sending the whole call is safe: observations are
+            idempotent on (namespace, key), so the stored ones come back ``unchanged``.
+    """
+
+    report: IngestReport | None = None
 
 
 class InvalidNamespaceError(LangMemCoreError, _LangGraphInvalidNamespaceError):
@@ -90,3 +109,24 @@ class LLMSkippedError(LLMUnavailableError):
     """A language model was not called: its circuit breaker is open after consecutive
     failures (see :class:`langmemcore.config.LLMConfig`).
     """
+
+
+def safe_error_text(error: BaseException) -> str:
+    """A description of ``error`` that is safe to log: its class and, for the library's
+    errors about reaching the database or the model endpoint and about the schema (whose
+    messages carry no SQL text, parameters or stored values), the first line of its
+    message.
+
+    Other errors are described by their class alone: driver errors (whose text holds the
+    SQL statement and its parameters), errors about input (whose messages may quote the
+    value refused) and about settings (which may quote a URL).
+    """
+    name = type(error).__name__
+    safe = (
+        DatabaseUnavailableError,
+        MigrationRequiredError,
+        LLMUnavailableError,
+    )
+    if isinstance(error, safe) and str(error).strip():
+        return f"{name}: {str(error).strip().splitlines()[0]}"
+    return name

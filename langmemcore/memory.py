@@ -16,7 +16,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from langmemcore._bridge import sync_twin
-from langmemcore._errors import InvalidInputError
+from langmemcore._errors import InvalidInputError, LangMemCoreError
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import ProgressLike
 from langmemcore._validate import check_count, check_search
@@ -196,6 +196,21 @@ class Memory:
                 are smaller (8, 16, 32, ...) so that applying starts early.
             progress: ``True`` for a progress bar on stderr, or a ``(done, total)`` callback.
             evolve_at_end: ``False``: topics evolve only as due, as :meth:`aingest` does.
+
+        Returns:
+            What happened to each observation, and the topic evolutions run.
+
+        Raises:
+            DatabaseUnavailableError: The database went away part way.
+            ObservationConflictError: A stored key has different content.
+            InvalidInputError: An observation is malformed or the database refused its
+                value.
+
+        An error that stopped the ingest part way carries the report of the
+        observations stored before it (``error.report``; each observation is stored in
+        a transaction of its own, so none is half stored). Re-sending the same call is
+        safe: observations are idempotent on (namespace, key), so the stored ones come
+        back ``unchanged`` and nothing is duplicated.
         """
         ns = validate_namespace(namespace)
         check_count(batch_size, "batch_size", minimum=1)
@@ -216,10 +231,18 @@ class Memory:
             progress=progress,
         )
         with track_usage() as usage:
-            async with aclosing(bulk.batches()) as batches:
-                async for results in batches:
-                    await self._formal_layer.after_write(ns, results)
-            topics = await bulk.finish() if evolve_at_end else []
+            try:
+                async with aclosing(bulk.batches()) as batches:
+                    async for results in batches:
+                        await self._formal_layer.after_write(ns, results)
+                topics = await bulk.finish() if evolve_at_end else []
+            except LangMemCoreError as exc:
+                exc.report = IngestReport(tuple(bulk.results), (), usage)
+                exc.add_note(
+                    f"ingest_many stopped after {len(bulk.results)} of {len(items)} "
+                    "observations (the error's report lists them); re-sending is safe"
+                )
+                raise
         return IngestReport(tuple(bulk.results), tuple(topics), usage)
 
     async def aevolve_topics(self, namespace: Sequence[str]) -> TopicSummary:

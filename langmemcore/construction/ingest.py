@@ -21,7 +21,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
-from langmemcore._errors import LLMOutputError, LLMUnavailableError
+from langmemcore._errors import LLMOutputError, LLMUnavailableError, safe_error_text
 from langmemcore._validate import check_event_time, check_observation
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction.gate import NoteDraft
@@ -143,9 +143,7 @@ async def _with_llm(
     try:
         answer = await call_structured(llm, prompt, SemanticIngestion, retries=config.llm_retries)
     except (LLMOutputError, LLMUnavailableError) as exc:
-        _log.warning(
-            "ingestion prompt failed for %r, using offline extraction: %s", observation.key, exc
-        )
+        _log.warning("ingestion prompt failed, using offline extraction (%s)", safe_error_text(exc))
         return _offline(observation, config, "fallback")
     offline = analyze_observation(
         observation.text, speaker=observation.speaker, event_time=observation.event_time

@@ -6,9 +6,14 @@ the loop that created them, so :class:`Database` keeps one per running loop.
 
 A server that went away under a long-running process: a pooled connection whose socket
 turned readable while idle (the server closed it) is dropped at checkout, so the pool
-connects anew; a refused new connection to an embedded server restarts that server once
-and retries (:func:`~langmemcore.storage.embedded.revive_embedded_server`). Otherwise the
-operation fails with :class:`DatabaseUnavailableError`.
+connects anew. A refused new connection to an embedded server restarts that server
+(:func:`~langmemcore.storage.embedded.revive_embedded_server`), or, while it is shutting
+down or starting up, waits for it; the connection is retried with exponential back-off
+for up to ``Database.reconnect_timeout`` seconds. Any server answering "shutting down" /
+"starting up" (SQLSTATE 57P03) is waited for the same way (a server that refuses
+connections outright, such as a stopped one named by a URL, is not). Otherwise, or past that time,
+the operation fails with :class:`DatabaseUnavailableError`, whose message gives the
+cause.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import os
 import select
+import time
 import weakref
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -63,6 +69,34 @@ note (measured: the speaker channel went from 6 to 60 ms at 100k notes)."""
 
 MAX_OVERFLOW = 10
 """Connections opened beyond ``pool_size`` when all pooled ones are busy."""
+
+RECONNECT_FIRST_S = 0.05
+"""Seconds before the first retry of a refused connection (each later wait doubles)."""
+
+RECONNECT_MAX_S = 2.0
+"""The longest wait between two retries of a refused connection."""
+
+_CANNOT_CONNECT_NOW = "57P03"
+"""SQLSTATE of a server that is shutting down, starting up or in recovery."""
+
+_RESTARTING = (
+    "the database system is shutting down",
+    "the database system is starting up",
+    "the database system is not yet accepting connections",
+    "the database system is in recovery mode",
+)
+"""The server's reasons for refusing a connection with SQLSTATE 57P03 (libpq reports a
+refused connection without its SQLSTATE, so the message is read)."""
+
+
+def _restarting(exc: DBAPIError) -> bool:
+    """Whether the server refused the connection because it is shutting down, starting
+    up or in recovery (it will accept connections again).
+    """
+    if str(getattr(exc.orig, "sqlstate", "") or "") == _CANNOT_CONNECT_NOW:
+        return True
+    message = str(exc.orig)
+    return any(reason in message for reason in _RESTARTING)
 
 
 def sync_url(url: str) -> str:
@@ -196,12 +230,16 @@ class Database:
             when all are busy).
         pool_timeout: Seconds an operation waits for a free connection before it fails
             with :class:`DatabaseUnavailableError`.
+        reconnect_timeout: Seconds an operation retries a refused connection to a server
+            that is restarting (an embedded server of this process, or one answering
+            SQLSTATE 57P03) before it fails with :class:`DatabaseUnavailableError`.
     """
 
     url: str
     embedded: bool = False
     pool_size: int = 5
     pool_timeout: float = 30.0
+    reconnect_timeout: float = 30.0
     _engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncEngine] = field(
         default_factory=weakref.WeakKeyDictionary, repr=False
     )
@@ -238,20 +276,49 @@ class Database:
 
     @asynccontextmanager
     async def _connection(self, *, autocommit: bool) -> AsyncIterator[AsyncConnection]:
-        """A connection of the loop's engine, checked out before any statement runs; a
-        refused connection to this process's embedded server restarts the server once.
+        """A connection of the loop's engine, checked out before any statement runs
+        (see :meth:`_connect`).
         """
-        engine = self.engine(autocommit=autocommit)
-        try:
-            connection = await engine.connect()
-        except OperationalError:
-            if not await asyncio.to_thread(revive_embedded_server, self.url):
-                raise
-            connection = await engine.connect()
+        connection = await self._connect(self.engine(autocommit=autocommit))
         try:
             yield connection
         finally:
             await connection.close()
+
+    async def _connect(self, engine: AsyncEngine) -> AsyncConnection:
+        """Check out a connection; while the server restarts (see the module's
+        docstring) retry with exponential back-off for up to ``reconnect_timeout``
+        seconds.
+
+        Raises:
+            OperationalError: The connection was refused by a server that is not
+                restarting (mapped by the caller).
+            DatabaseUnavailableError: The server did not accept a connection in time;
+                the message gives the last cause.
+        """
+        deadline = time.monotonic() + self.reconnect_timeout
+        delay = RECONNECT_FIRST_S
+        while True:
+            try:
+                return await engine.connect()
+            except OperationalError as exc:
+                reason: DatabaseUnavailableError | None = None
+                try:
+                    embedded = await asyncio.to_thread(revive_embedded_server, self.url)
+                except DatabaseUnavailableError as revive_error:
+                    embedded, reason = True, revive_error
+                if not (embedded or _restarting(exc)):
+                    raise
+                if time.monotonic() + delay > deadline:
+                    waited = f"(retried for {self.reconnect_timeout:g} s)"
+                    if reason is not None:
+                        raise DatabaseUnavailableError(f"{reason} {waited}") from reason
+                    raise DatabaseUnavailableError(
+                        "The database did not accept a connection "
+                        f"{waited}: {_first_line(exc.orig)}"
+                    ) from exc
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RECONNECT_MAX_S)
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:

@@ -13,7 +13,7 @@ process has no handler of its own) becomes a normal exit so that the exit handle
 A client killed with SIGKILL leaves the server running; the next open reuses it, and
 the next client to leave stops it. A server that died under a running process is
 restarted by :func:`revive_embedded_server` (the database layer calls it when a new
-connection is refused).
+connection is refused, and retries with back-off while the server shuts down or starts).
 """
 
 from __future__ import annotations
@@ -269,13 +269,44 @@ def embedded_database_url(data_dir: Path | None = None) -> str:
         return _to_sqlalchemy_url(server.get_uri())
 
 
+_STATES = {
+    "stopping": "is shutting down",
+    "starting": "is starting up",
+    "standby": "is a standby in recovery",
+}
+"""What a server's ``postmaster.pid`` status says, for error messages."""
+
+
+def _state(pgdata: Path) -> str:
+    """What the server on ``pgdata`` is doing, in words (for error messages)."""
+    info = _postmaster(pgdata)
+    if info is None:
+        return "has no running server"
+    if not _alive(info.pid):
+        return "has a server that exited (its pid file is left)"
+    return _STATES.get(info.status, f"has a server reporting {info.status!r}")
+
+
+def _cause(error: BaseException, pgdata: Path) -> str:
+    """The real cause of a failed start: the package's message, and for its bare
+    assertions (which carry none) what the server was doing.
+    """
+    message = str(error).strip()
+    if isinstance(error, AssertionError) or not message:
+        return f"the server {_state(pgdata)}"
+    if isinstance(error, subprocess.CalledProcessError) and error.stderr:
+        return str(error.stderr).strip().splitlines()[-1]
+    return message.splitlines()[0]
+
+
 def revive_embedded_server(url: str) -> bool:
     """Start the embedded server behind ``url`` again if it is no longer running.
 
     For a long-running process whose server was stopped or killed under it: the database
-    layer calls this once when a new connection is refused, then retries. Under the
-    package's lock, so processes sharing the folder start one server between them (a
-    server another process already restarted is reused).
+    layer calls this when a new connection is refused, then retries (with back-off, for
+    a bounded time). Under the package's lock, so processes sharing the folder start one
+    server between them (a server another process already restarted is reused). A server
+    still shutting down or starting up is left alone: the caller waits for it.
 
     Args:
         url: A URL returned by :func:`embedded_database_url` in this process.
@@ -285,20 +316,30 @@ def revive_embedded_server(url: str) -> bool:
         for any other URL, which is left alone.
 
     Raises:
-        DatabaseUnavailableError: If the server does not start again.
+        DatabaseUnavailableError: If the server is shutting down or starting up, or does
+            not start again; the message says which, with the cause.
     """
     with _lock:
         server = _urls.get(url)
         if server is None:
             return False
+        pgdata = server.pgdata
         try:
             with server._lock:
                 server.global_process_id_list.get_and_add(os.getpid())
-                _wait_for_reaping(server.pgdata)
+                _wait_for_reaping(pgdata)
+                info = _running_postmaster(pgdata)
+                if info is not None and info.status != "ready":
+                    raise DatabaseUnavailableError(
+                        f"The embedded Postgres in {pgdata} {_state(pgdata)} and does not "
+                        "accept connections yet"
+                    )
                 server.ensure_postgres_running()
+        except DatabaseUnavailableError:
+            raise
         except Exception as exc:  # the package raises bare subprocess/assert errors
             raise DatabaseUnavailableError(
-                f"The embedded Postgres in {server.pgdata} stopped and could not be "
-                f"started again (its log: {server.log}): {exc}"
+                f"The embedded Postgres in {pgdata} stopped and could not be started "
+                f"again (its log: {server.log}): {_cause(exc, pgdata)}"
             ) from exc
         return True

@@ -1,5 +1,6 @@
 """What memory holds, per namespace: counts of observations, notes, merges, links, keywords,
-topics, the topics with their labels, and the reads an evaluation makes of a namespace.
+topics and store items queued for construction, the topics with their labels, and the
+reads an evaluation makes of a namespace.
 
 The statement builders are pure (they return SQLAlchemy statements or
 :class:`~langmemcore.storage.prepared.Prepared`); :func:`memory_stats`, :func:`list_topics`
@@ -21,6 +22,7 @@ from langmemcore.storage._session import SessionBound
 from langmemcore.storage.database import Database
 from langmemcore.storage.models import (
     Edge,
+    ItemTask,
     Keyword,
     Lineage,
     Note,
@@ -44,7 +46,16 @@ __all__ = [
     "topics_statement",
 ]
 
-COUNTED = ("observations", "notes", "merged_notes", "merges", "links", "keywords", "topics")
+COUNTED = (
+    "observations",
+    "notes",
+    "merged_notes",
+    "merges",
+    "links",
+    "keywords",
+    "topics",
+    "queued",
+)
 """The counts of :class:`NamespaceStats`, in the order they are reported."""
 
 
@@ -61,6 +72,7 @@ class NamespaceStats:
         links: Edges between notes.
         keywords: Distinct keywords.
         topics: Topics of the current generation.
+        queued: Store items waiting for construction (their notes not built yet).
     """
 
     namespace: tuple[str, ...]
@@ -71,6 +83,7 @@ class NamespaceStats:
     links: int = 0
     keywords: int = 0
     topics: int = 0
+    queued: int = 0
 
 
 @dataclass(frozen=True)
@@ -127,6 +140,9 @@ def stats_statement(prefix: Sequence[str] | None = None) -> Prepared:
         _counting(Topic.namespace, "topics")
         .where(_scope(Topic.namespace, prefix))
         .group_by(Topic.namespace),
+        _counting(ItemTask.namespace, "queued")
+        .where(_scope(ItemTask.namespace, prefix))
+        .group_by(ItemTask.namespace),
     ]
     merged = _merged_notes_statement(prefix)
     rows = union_all(*counts, merged).subquery()

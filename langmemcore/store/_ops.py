@@ -16,7 +16,7 @@ from typing import Any
 
 from langgraph.store.base import GetOp, Item, ListNamespacesOp, PutOp, SearchItem, SearchOp
 
-from langmemcore._errors import InvalidInputError
+from langmemcore._errors import InvalidInputError, safe_error_text
 from langmemcore._namespace import decode_namespace, validate_labels, validate_namespace
 from langmemcore._validate import (
     LIMITS,
@@ -137,7 +137,7 @@ def stored_attribution(row: ItemRow, spec: IndexSpec) -> Attribution:
     try:
         return attribution_of(stored_value(row), spec)
     except InvalidInputError as exc:
-        _log.warning("item %r keeps no speaker or time: %s", row.key, exc)
+        _log.warning("an item keeps no speaker or time (%s)", safe_error_text(exc))
         return Attribution(None, None, frozenset())
 
 

@@ -21,6 +21,12 @@ the call returns, unless ``background=True``) forgets it. ``Memory`` searches fi
 the store put (observation key ``"item:" + key``). A put whose indexed fields hold only
 empty or blank strings raises ``InvalidInputError``, as ``Memory`` does for empty text
 (``index=False`` stores such a value without memory).
+
+A construction that fails (the connection dropped after the put committed) is retried in
+the background until it succeeds; meanwhile ``pending()`` counts the items waiting, and a
+``search(query=...)`` returns an :class:`~langmemcore.store._queue.ItemSearchResults`
+(a list) whose ``incomplete`` / ``pending`` say that items of the searched namespaces are
+still being built (and logs a warning).
 """
 
 from __future__ import annotations
@@ -233,7 +239,8 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         omit = self._omit_expired
         for i, op in enumerate(ops):
             if isinstance(op, SearchOp) and op.query and self.index.enabled:
-                results[i] = await search_by_query(self.memory, op, omit_expired=omit)
+                found = await search_by_query(self.memory, op, omit_expired=omit)
+                results[i] = await self._queue.annotate(op.namespace_prefix, found)
         async with Repository.open(self.memory.database) as repo:
             gets = [(i, op) for i, op in enumerate(ops) if isinstance(op, GetOp)]
             if gets:
@@ -257,6 +264,16 @@ class MemoryStore(CheckedNamespaces, BaseStore):
     def background(self) -> bool:
         """Whether construction runs after ``put`` returns (``flush()`` waits for it)."""
         return self._queue.background
+
+    async def apending(self, namespace_prefix: tuple[str, ...] = ()) -> int:
+        """How many items are queued for construction (put, replaced, deleted or expired
+        but not yet reconciled with memory), in the namespaces at or below
+        ``namespace_prefix`` (all by default), counted over every process using the
+        database.
+        """
+        return await self._queue.pending(tuple(namespace_prefix) or None)
+
+    pending = sync_twin(apending)
 
     async def aflush(self, *, progress: ProgressLike = None) -> None:
         """Wait until every queued item is reconciled with memory (this process's

@@ -16,6 +16,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Sequence
 
+from langmemcore._errors import safe_error_text
 from langmemcore.construction.ingest import ObservationIn
 from langmemcore.memory import Memory
 from langmemcore.storage.items import ItemRef
@@ -145,7 +146,7 @@ async def process_tasks(
         done, errors = await reconcile_items(memory, spec, [ref for ref, _version in tasks])
         await claim.finish_item_tasks([(ref, v) for ref, v in tasks if ref in done])
     for extra in errors[1:]:
-        _log.error("construction failed too; its items stay queued", exc_info=extra)
+        _log.warning("construction failed too (%s); its items stay queued", safe_error_text(extra))
     if errors:
         raise errors[0]
     return len(tasks)

@@ -23,6 +23,8 @@ import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
+from langmemcore._errors import safe_error_text
+
 __all__ = ["SweeperFuture", "SweeperStop", "TTLSweeper"]
 
 _log = logging.getLogger("langmemcore.store")
@@ -135,8 +137,8 @@ class TTLSweeper:
                 swept = self._sweep()
                 if swept:
                     _log.info("store swept %d expired items", swept)
-            except Exception:
-                _log.exception("store TTL sweep failed")
+            except Exception as exc:
+                _log.warning("store TTL sweep failed (%s)", safe_error_text(exc))
         if not future.done():
             future.set_result(None)
 

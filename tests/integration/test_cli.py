@@ -104,7 +104,9 @@ def test_ingest_search_stats_topics(url: str, tmp_path: Path, cli: Cli) -> None:
     listed = [line for line in out.splitlines()[1:] if line.startswith("  - ")]
     assert all(" keywords): " in line for line in listed)
     _, after, _ = cli("--url", url, "stats", "--namespace", ns)
-    assert int(after.strip().splitlines()[1].split()[-1]) == len(listed)
+    header, row = after.strip().splitlines()
+    assert int(row.split()[header.split().index("topics")]) == len(listed)
+    assert int(row.split()[header.split().index("queued")]) == 0
 
 
 def test_stats_without_namespace_lists_every_namespace(url: str, tmp_path: Path, cli: Cli) -> None:

@@ -104,9 +104,11 @@ async def test_bulk_ingest_with_repeated_keys_across_batches(
     keys = sorted(k for keys, *_rest in state["notes"] for k in keys)
     assert keys == sorted(o.key for o in obs)
     changed = ObservationIn(obs[4].key, "A different text under the same key.", "Melanie")
-    with pytest.raises(ObservationConflictError):
+    with pytest.raises(ObservationConflictError) as info:
         await memory.aingest_many(ns, [obs[5], changed], batch_size=1)
     assert await snapshot(database, ns) == state
+    assert info.value.report is not None  # how far it got: the first one, already stored
+    assert [r.operation for r in info.value.report.results] == ["unchanged"]
 
 
 async def test_unmerge_restores_the_previous_notes_exactly(

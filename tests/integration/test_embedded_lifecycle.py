@@ -190,7 +190,7 @@ async def test_a_server_killed_under_a_running_process_restarts_on_the_next_oper
 
 @pytest.mark.embedded_default
 async def test_a_server_that_cannot_start_again_fails_clearly(tmp_path: Path) -> None:
-    database = Database(embedded_database_url(tmp_path))
+    database = Database(embedded_database_url(tmp_path), reconnect_timeout=1.0)
     pgdata = tmp_path / "pgdata"
     async with database.reader() as session:
         assert await session.scalar(text("SELECT 1")) == 1

@@ -188,6 +188,7 @@ class ItemAccess(SessionBound):
             rows = [(n, k, v) for (n, k), v in zip(encoded, versions, strict=True)]
             await self._run(q.finish_tasks(rows))
 
-    async def pending_item_tasks(self) -> int:
-        """How many item tasks are queued."""
-        return int(await self._scalar(q.pending_task_count()) or 0)
+    async def pending_item_tasks(self, prefix: Sequence[str] | None = None) -> int:
+        """How many item tasks are queued (of namespaces at or below ``prefix``)."""
+        encoded = encode_prefix(prefix) if prefix else None
+        return int(await self._scalar(q.pending_task_count(encoded)) or 0)

@@ -258,9 +258,11 @@ def finish_tasks(claimed: Sequence[tuple[str, str, int]]) -> Prepared:
     return Prepared(stmt, {})
 
 
-def pending_task_count() -> Prepared:
-    """How many tasks are queued."""
+def pending_task_count(prefix: str | None = None) -> Prepared:
+    """How many tasks are queued (of namespaces at or below the encoded ``prefix``)."""
     stmt = select(func.count()).select_from(ItemTask)
+    if prefix:
+        stmt = stmt.where(namespace_prefix_filter(ItemTask.namespace, prefix))
     return Prepared(stmt, {})
 
 
