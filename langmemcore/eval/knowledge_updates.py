@@ -115,8 +115,11 @@ def _conversation(raw: dict[str, Any]) -> UpdateConversation:
 
 
 def _fact(raw: dict[str, Any]) -> UpdateFact:
-    times = {k: datetime.fromisoformat(raw[k]) for k in ("as_of", "as_of_after") if k in raw}
-    return UpdateFact(**{**raw, **times})
+    fields: dict[str, Any] = dict(raw)
+    for name in ("as_of", "as_of_after"):
+        if name in fields:
+            fields[name] = datetime.fromisoformat(fields[name])
+    return UpdateFact(**fields)
 
 
 def load_update_set(path: str | Path) -> UpdateSet:
