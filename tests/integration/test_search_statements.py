@@ -104,7 +104,8 @@ async def test_an_offline_default_search_sends_five_statements_and_one_for_a_sta
         await memory.asearch(built.namespace, query, config=RetrievalConfig(diversity=0.0))
     assert len(sent) == 5
     off = RetrievalConfig(speaker_query_neutral_names=False)
-    await memory.asearch(built.namespace, query, config=off)
+    # a fresh memory: the first one holds the query's vectors and embeds nothing again
+    await Memory(database, recording).asearch(built.namespace, query, config=off)
     assert recording.batches[-1] == [query]
     # with the keyword channel running, the keywords memory lacks are embedded too
     odd = "Did Melanie paint the lake at sunrise near the zeppelin?"
