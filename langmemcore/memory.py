@@ -254,6 +254,13 @@ class Memory:
         """
         return await self.maintenance.rethread(namespace, batch_size=batch_size, progress=progress)
 
+    @property
+    def query_vectors(self) -> Embeddings:
+        """The embedder searches embed their query texts with: the memory's embedder
+        behind a cache of the texts it embedded last.
+        """
+        return self._query_vectors
+
     async def asearch(
         self,
         namespace: Sequence[str],

@@ -5,6 +5,7 @@ are refused alike on every entry point."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import pytest
@@ -172,28 +173,108 @@ async def test_empty_text_and_empty_queries_are_refused_alike(
     assert sorted(i.key for i in listed) == ["count", "raw", "unindexed"]
 
 
-async def test_a_prefix_search_gives_the_merged_per_namespace_results(
+GLASS = "My sister Ingrid blows glass vases in a workshop on Murano."
+GLASS_QUERY = "Who blows glass vases on Murano?"
+FILLER = {
+    "a": [DOG, BAKING, "I repaired my bicycle chain before the ride."],
+    "b": [LISBON, GLASS, "We watched the football final at a crowded bar."],
+    "c": [
+        "The garden roses finally bloomed after the rain.",
+        "My daughter started violin lessons on Tuesday.",
+        "I finished reading a novel about a lighthouse keeper.",
+    ],
+}
+
+
+async def _three_namespaces(store: MemoryStore, ns: tuple[str, ...]) -> None:
+    """Three namespaces under ``ns`` with three items each (``a0``..``c2``); ``b1`` holds
+    the only fact about glass."""
+    for label, texts in FILLER.items():
+        for i, text in enumerate(texts):
+            speaker = "Maya" if i == 0 else "Jonas"
+            await store.aput((*ns, label), f"{label}{i}", {"text": text, "speaker": speaker})
+
+
+async def test_a_prefix_over_several_namespaces_ranks_the_best_match_first(
     memory: Memory, ns: tuple[str, ...]
 ) -> None:
     store = MemoryStore(memory)
-    alice, bob = (*ns, "alice"), (*ns, "bob")
-    await store.aput(alice, "pet", {"text": DOG, "speaker": "Alice"})
-    await store.aput(alice, "bread", {"text": BAKING, "speaker": "Alice"})
-    await memory.aingest(bob, LISBON, key="home", speaker="Bob")
-    await store.aput(
-        bob, "dog", {"text": "My dog Rex chews every shoe he finds.", "speaker": "Bob"}
-    )
-    query = "Which dog do they have?"
-    merged = [
-        *(await store.asearch(alice, query=query, limit=4)),
-        *(await store.asearch(bob, query=query, limit=4)),
+    await _three_namespaces(store, ns)
+    found = await store.asearch(ns, query=GLASS_QUERY, limit=9)
+    assert (found[0].namespace, found[0].key) == ((*ns, "b"), "b1")
+    assert {i.namespace for i in found} == {(*ns, "a"), (*ns, "b"), (*ns, "c")}
+    scores = [i.score or 0.0 for i in found]
+    assert scores == sorted(scores, reverse=True)
+    first = found[0]
+    assert isinstance(first, MemorySearchItem)
+    assert first.score == first.notes[0].score
+    assert [s.key for s in first.sources] == ["item:b1"]
+    assert set(first.notes[0].channels) <= {"vector", "fulltext"}
+    assert "fulltext" in first.notes[0].channels
+
+
+async def test_limit_and_offset_of_a_prefix_search_count_items(
+    memory: Memory, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(memory)
+    await _three_namespaces(store, ns)
+    query = "What did they do at the weekend?"
+    everything = [(i.namespace, i.key) for i in await store.asearch(ns, query=query, limit=9)]
+    assert len(everything) == 9
+    pages = [
+        [(i.namespace, i.key) for i in await store.asearch(ns, query=query, limit=4, offset=o)]
+        for o in (0, 4, 8)
     ]
-    merged.sort(key=lambda i: (-(i.score or 0.0), -i.updated_at.timestamp(), i.namespace, i.key))
-    found = await store.asearch(ns, query=query, limit=3)
-    assert [(i.namespace, i.key, i.score) for i in found] == [
-        (i.namespace, i.key, i.score) for i in merged[:3]
-    ]
-    assert {i.namespace for i in await store.asearch(ns, query=query, limit=4)} == {alice, bob}
+    assert [len(page) for page in pages] == [4, 4, 1]
+    assert [ref for page in pages for ref in page] == everything
+
+
+async def test_a_filter_applies_to_a_prefix_search(memory: Memory, ns: tuple[str, ...]) -> None:
+    store = MemoryStore(memory)
+    await _three_namespaces(store, ns)
+    found = await store.asearch(ns, query=GLASS_QUERY, filter={"speaker": "Maya"}, limit=2)
+    assert len(found) == 2
+    assert all(i.value["speaker"] == "Maya" and i.key.endswith("0") for i in found)
+    assert len({i.namespace for i in found}) == 2
+
+
+async def test_a_prefix_search_leaves_out_items_without_notes_and_expired_ones(
+    memory: Memory, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(memory)
+    await _three_namespaces(store, ns)
+    unindexed = {"text": "Ingrid blows glass vases on Murano too.", "speaker": "Ole"}
+    await store.aput((*ns, "c"), "plain", unindexed, index=False)
+    short = {"text": "Ingrid sold her glass vases from Murano at a market.", "speaker": "Ole"}
+    await store.aput((*ns, "a"), "short", short, ttl=0.0005)
+    await asyncio.sleep(0.1)
+    keys = [i.key for i in await store.asearch(ns, query=GLASS_QUERY, limit=20)]
+    assert "plain" not in keys
+    assert "short" in keys
+    omitting = MemoryStore(memory, ttl={"omit_expired": True})
+    kept = [i.key for i in await omitting.asearch(ns, query=GLASS_QUERY, limit=20)]
+    assert "short" not in kept
+    assert "b1" in kept
+
+
+async def test_a_prefix_covering_one_namespace_searches_it_through_the_retrieval_graph(
+    memory: Memory, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(memory)
+    only = (*ns, "b")
+    for i, text in enumerate(FILLER["b"]):
+        await store.aput(only, f"b{i}", {"text": text, "speaker": "Jonas"})
+    await store.aput((*ns, "c"), "plain", {"text": GLASS}, index=False)
+    notes = await memory.asearch(only, GLASS_QUERY)
+    found = await store.asearch(ns, query=GLASS_QUERY, limit=3)
+    best: dict[str, float] = {}
+    for note in notes:
+        for source in note.sources:
+            best.setdefault(source.key.removeprefix("item:"), note.score)
+    assert [(i.key, i.score) for i in found] == sorted(best.items(), key=lambda kv: -kv[1])[:3]
+    first = found[0]
+    assert isinstance(first, MemorySearchItem)
+    assert first.notes[0] == notes[0]
 
 
 async def test_sources_come_most_query_relevant_first(memory: Memory, ns: tuple[str, ...]) -> None:
