@@ -64,7 +64,7 @@ def _evidence(
 
 
 async def _ranked_items(
-    memory: Memory,
+    repo: Repository,
     found: Sequence[tuple[Namespace, RetrievedNote]],
     filter: Mapping[str, Any] | None,
     *,
@@ -72,8 +72,7 @@ async def _ranked_items(
 ) -> list[_Ranked]:
     """The indexed items that pass ``filter`` named by the ``found`` notes."""
     evidence = _evidence(found)
-    async with Repository.open(memory.database) as repo:
-        rows = await repo.items_by_ref(list(evidence), filter, omit_expired=omit_expired, view=True)
+    rows = await repo.items_by_ref(list(evidence), filter, omit_expired=omit_expired, view=True)
     return [
         _Ranked(r, evidence[(decode_namespace(r.namespace), r.key)])
         for r in rows
@@ -96,9 +95,9 @@ async def _rank_namespace(
     k = min(LIMITS.k, max(memory.retrieval.k_final, 3 * wanted))
     while True:
         notes = await memory.asearch(ns, query, k=k)
-        ranked = await _ranked_items(
-            memory, [(ns, n) for n in notes], filter, omit_expired=omit_expired
-        )
+        async with Repository.open(memory.database) as repo:
+            found = [(ns, note) for note in notes]
+            ranked = await _ranked_items(repo, found, filter, omit_expired=omit_expired)
         if len(ranked) >= wanted or len(notes) < k or k >= LIMITS.k:
             return ranked
         k = min(LIMITS.k, 2 * k)
@@ -127,16 +126,17 @@ async def _rank_across(
     wanted: int,
     omit_expired: bool,
 ) -> list[_Ranked]:
-    """The indexed items of ``namespaces`` that pass ``filter`` named by the notes the
-    vector and full-text channels rank for ``query`` over all of them at once, fused by
-    reciprocal rank fusion with the memory's channel weights: at least ``wanted`` of them
-    when that many can be found.
+    """The indexed items of ``namespaces`` that pass ``filter`` named by the best notes
+    the vector and full-text channels rank for ``query`` over all of them at once, fused
+    by reciprocal rank fusion with the memory's channel weights: at least ``wanted`` of
+    them when that many can be found.
     """
     config = memory.retrieval
     vector = await memory.query_vectors.aembed_query(query)
     query_terms = set(content_terms(query))
-    depth = min(LIMITS.k, max(config.depth, 3 * wanted))
+    k = min(LIMITS.k, max(config.k_final, 3 * wanted))
     while True:
+        depth = max(config.depth, k)
         async with Repository.open(memory.database) as repo:
             rankings = await repo.rankings_across(
                 namespaces, vector, query, depth, threaded=config.thread_vectors
@@ -145,17 +145,18 @@ async def _rank_across(
                 [ChannelRanking(c, tuple(ids), config.weight(c)) for c, ids in rankings.items()],
                 config.rrf_k,
             )
-            notes = await repo.note_evidence_across(namespaces, [f.note_id for f in fused])
-        found = [
-            (notes[f.note_id][0], _retrieved(f, notes[f.note_id][1], query_terms))
-            for f in fused
-            if f.note_id in notes
-        ]
-        ranked = await _ranked_items(memory, found, filter, omit_expired=omit_expired)
-        complete = all(len(ids) < depth for ids in rankings.values())
-        if len(ranked) >= wanted or complete or depth >= LIMITS.k:
+            best = fused[:k]
+            notes = await repo.note_evidence_across(namespaces, [f.note_id for f in best])
+            found = [
+                (notes[f.note_id][0], _retrieved(f, notes[f.note_id][1], query_terms))
+                for f in best
+                if f.note_id in notes
+            ]
+            ranked = await _ranked_items(repo, found, filter, omit_expired=omit_expired)
+        exhausted = len(fused) <= k and all(len(ids) < depth for ids in rankings.values())
+        if len(ranked) >= wanted or exhausted or k >= LIMITS.k:
             return ranked
-        depth = min(LIMITS.k, 2 * depth)
+        k = min(LIMITS.k, 2 * k)
 
 
 async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -> list[SearchItem]:

@@ -229,13 +229,33 @@ async def test_limit_and_offset_of_a_prefix_search_count_items(
     assert [ref for page in pages for ref in page] == everything
 
 
-async def test_a_filter_applies_to_a_prefix_search(memory: Memory, ns: tuple[str, ...]) -> None:
+async def test_a_filter_applies_to_a_prefix_search(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    memory = Memory(
+        database,
+        embeddings,
+        config=ConstructionConfig(topic_every=0),
+        retrieval=RetrievalConfig(k_final=1),
+    )
     store = MemoryStore(memory)
     await _three_namespaces(store, ns)
-    found = await store.asearch(ns, query=GLASS_QUERY, filter={"speaker": "Maya"}, limit=2)
-    assert len(found) == 2
-    assert all(i.value["speaker"] == "Maya" and i.key.endswith("0") for i in found)
-    assert len({i.namespace for i in found}) == 2
+    glass = [
+        "Ingrid showed me how she blows glass vases on Murano.",
+        "The glass vases Ingrid blew on Murano sold out.",
+        "Ingrid's Murano workshop blows glass vases for hotels.",
+        "On Murano, Ingrid blows a blue glass vase every morning.",
+        "Ingrid blows glass vases; Murano tourists watch her work.",
+        "A glass vase blown by Ingrid on Murano stands in our hall.",
+    ]
+    for i, text in enumerate(glass):
+        await store.aput((*ns, "c"), f"glass{i}", {"text": text, "speaker": "Jonas"})
+    found = await store.asearch(ns, query=GLASS_QUERY, filter={"speaker": "Maya"}, limit=3)
+    assert sorted((i.namespace, i.key) for i in found) == [
+        ((*ns, "a"), "a0"),
+        ((*ns, "b"), "b0"),
+        ((*ns, "c"), "c0"),
+    ]
 
 
 async def test_a_prefix_search_leaves_out_items_without_notes_and_expired_ones(
