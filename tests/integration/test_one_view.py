@@ -20,8 +20,9 @@ from langmemcore import (
 )
 from langmemcore.config import ConstructionConfig
 from langmemcore.embeddings import LocalEmbeddings
-from langmemcore.storage import Database
+from langmemcore.storage import Database, Repository
 from langmemcore.store import MemorySearchItem
+from tests.integration.conftest import sql_statements
 
 LISBON = "Greetings from Lisbon, I am sitting at my favourite cafe in Alfama."
 DOG = "Our dog Biscuit learned to catch a frisbee in the park today."
@@ -182,13 +183,14 @@ FILLER = {
         "The garden roses finally bloomed after the rain.",
         "My daughter started violin lessons on Tuesday.",
         "I finished reading a novel about a lighthouse keeper.",
+        "I dropped a wine glass on the kitchen floor.",
     ],
 }
 
 
 async def _three_namespaces(store: MemoryStore, ns: tuple[str, ...]) -> None:
-    """Three namespaces under ``ns`` with three items each (``a0``..``c2``); ``b1`` holds
-    the only fact about glass."""
+    """Three namespaces under ``ns`` with ten items (``a0``..``c3``, ``c`` written last);
+    ``b1`` holds the only fact about Ingrid's glass vases, ``c3`` mentions a glass."""
     for label, texts in FILLER.items():
         for i, text in enumerate(texts):
             speaker = "Maya" if i == 0 else "Jonas"
@@ -200,7 +202,7 @@ async def test_a_prefix_over_several_namespaces_ranks_the_best_match_first(
 ) -> None:
     store = MemoryStore(memory)
     await _three_namespaces(store, ns)
-    found = await store.asearch(ns, query=GLASS_QUERY, limit=9)
+    found = await store.asearch(ns, query=GLASS_QUERY, limit=10)
     assert (found[0].namespace, found[0].key) == ((*ns, "b"), "b1")
     assert {i.namespace for i in found} == {(*ns, "a"), (*ns, "b"), (*ns, "c")}
     scores = [i.score or 0.0 for i in found]
@@ -219,13 +221,13 @@ async def test_limit_and_offset_of_a_prefix_search_count_items(
     store = MemoryStore(memory)
     await _three_namespaces(store, ns)
     query = "What did they do at the weekend?"
-    everything = [(i.namespace, i.key) for i in await store.asearch(ns, query=query, limit=9)]
-    assert len(everything) == 9
+    everything = [(i.namespace, i.key) for i in await store.asearch(ns, query=query, limit=20)]
+    assert len(everything) == 10
     pages = [
         [(i.namespace, i.key) for i in await store.asearch(ns, query=query, limit=4, offset=o)]
         for o in (0, 4, 8)
     ]
-    assert [len(page) for page in pages] == [4, 4, 1]
+    assert [len(page) for page in pages] == [4, 4, 2]
     assert [ref for page in pages for ref in page] == everything
 
 
@@ -275,6 +277,46 @@ async def test_a_prefix_search_leaves_out_items_without_notes_and_expired_ones(
     kept = [i.key for i in await omitting.asearch(ns, query=GLASS_QUERY, limit=20)]
     assert "short" not in kept
     assert "b1" in kept
+
+
+async def test_a_prefix_search_sends_as_many_statements_for_six_namespaces_as_for_two(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(memory)
+    texts = [*FILLER["a"], *FILLER["b"], *FILLER["c"]]
+    for i in range(6):
+        for prefix in [("few",), ("many",)] if i < 2 else [("many",)]:
+            await store.aput((*ns, *prefix, f"n{i}"), "k", {"text": texts[i]})
+    counts = []
+    for prefix in ["few", "many"]:
+        with sql_statements(database) as sent:
+            found = await store.asearch((*ns, prefix), query=GLASS_QUERY, limit=10)
+        assert len({i.namespace for i in found}) == (2 if prefix == "few" else 6)
+        counts.append(len(sent))
+    assert counts[0] == counts[1]
+
+
+async def test_the_vector_ranking_across_namespaces_merges_their_own_rankings(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(memory)
+    await _three_namespaces(store, ns)
+    (best, *_) = await store.asearch(ns, query=GLASS_QUERY, limit=1)
+    assert isinstance(best, MemorySearchItem)
+    spaces = [(*ns, label) for label in FILLER]
+    vector = await memory.query_vectors.aembed_query(GLASS_QUERY)
+    async with Repository.open(database) as repo:
+        across = await repo.rankings_across(spaces, vector, GLASS_QUERY, 5, threaded=True)
+        each = [
+            s for space in spaces for s in await repo.nearest_notes(space, vector, 9, threaded=True)
+        ]
+        nothing = await repo.rankings_across(spaces, vector, "Who is it?", 5, threaded=True)
+    each.sort(key=lambda s: (-s.score, s.id))
+    assert across["vector"] == [s.id for s in each[:5]]
+    assert len(across["fulltext"]) == 2
+    assert across["fulltext"][0] == best.notes[0].note_id
+    assert nothing["fulltext"] == []
+    assert nothing["vector"] == across["vector"]
 
 
 async def test_a_prefix_covering_one_namespace_searches_it_through_the_retrieval_graph(
