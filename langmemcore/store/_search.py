@@ -130,6 +130,9 @@ async def _rank_across(
     the vector and full-text channels rank for ``query`` over all of them at once, fused
     by reciprocal rank fusion with the memory's channel weights: at least ``wanted`` of
     them when that many can be found.
+
+    The search is logged in each namespace with its own notes among those returned
+    (unless the memory's query log is off), so that feedback on the items finds it.
     """
     config = memory.retrieval
     vector = await memory.query_vectors.aembed_query(query)
@@ -155,8 +158,13 @@ async def _rank_across(
             ranked = await _ranked_items(repo, found, filter, omit_expired=omit_expired)
         exhausted = len(fused) <= k and all(len(ids) < depth for ids in rankings.values())
         if len(ranked) >= wanted or exhausted or k >= LIMITS.k:
-            return ranked
+            break
         k = min(LIMITS.k, 2 * k)
+    if memory.formal.log_queries:
+        async with Repository.open(memory.database, autocommit=True) as repo:
+            returned = [(ns, note.note_id) for ns, note in found]
+            await repo.log_queries(namespaces, query, returned)
+    return ranked
 
 
 async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -> list[SearchItem]:

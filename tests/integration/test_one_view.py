@@ -279,6 +279,26 @@ async def test_a_prefix_search_leaves_out_items_without_notes_and_expired_ones(
     assert "b1" in kept
 
 
+async def test_feedback_settles_items_found_by_a_prefix_search(
+    memory: Memory, ns: tuple[str, ...]
+) -> None:
+    store = MemoryStore(memory)
+    await _three_namespaces(store, ns)
+    found = await store.asearch(ns, query=GLASS_QUERY, limit=10)
+    async with Repository.open(memory.database) as repo:
+        logged = {label: await repo.recent_queries((*ns, label), 5) for label in FILLER}
+    for label, rows in logged.items():
+        ((_query_id, returned, _used),) = rows
+        own = [n.note_id for i in found if i.namespace == (*ns, label) for n in i.notes]
+        assert returned and set(returned) == set(own)
+    used = [i for i in found if i.key in ("b1", "c3")]
+    assert {i.namespace for i in used} == {(*ns, "b"), (*ns, "c")}
+    settled = await store.afeedback(used, 1.0, query=GLASS_QUERY)
+    notes = {n.note_id for i in used if isinstance(i, MemorySearchItem) for n in i.notes}
+    assert set(settled) == notes
+    assert all(tau > 0.5 for tau in settled.values())
+
+
 async def test_a_prefix_search_sends_as_many_statements_for_six_namespaces_as_for_two(
     memory: Memory, database: Database, ns: tuple[str, ...]
 ) -> None:

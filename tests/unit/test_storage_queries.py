@@ -201,6 +201,20 @@ def test_the_ranking_across_namespaces_orders_by_the_indexed_distance_and_rank()
     assert rankings_across(["d"], VECTOR, "y", 9, threaded=True).statement is prepared.statement
 
 
+def test_a_search_across_namespaces_is_logged_in_each_with_its_own_notes() -> None:
+    prepared = formal.insert_queries(["a", "b", "c"], "glass?", [("b", 7), ("a", 3), ("b", 2)])
+    assert prepared.params == {
+        "namespaces": ["a", "b", "c"],
+        "query": "glass?",
+        "note_namespaces": ["b", "a", "b"],
+        "note_ids": [7, 3, 2],
+    }
+    text = sql(prepared)
+    assert "ORDER BY found.ord" in text
+    assert "GROUP BY spaces.namespace" in text
+    assert formal.insert_queries(["d"], "x", []).statement is prepared.statement
+
+
 def test_prepared_statements_are_built_once_per_shape() -> None:
     first = channels.keyword_ranking("a", [VECTOR], 10, 0.5, 60)
     second = channels.keyword_ranking("b", [VECTOR, VECTOR, VECTOR], 5, 0.7, 20)
