@@ -4,17 +4,14 @@
 for the construction graph in the same transaction; construction runs before ``put``
 returns, or in the background with ``background=True`` (``flush()`` waits for it).
 Deleting, replacing or expiring an item repairs the memory built from it.
-``search(query=...)`` ranks items by their notes: each result's ``score`` is its best
-note's retrieval score and results come in descending score order (ties: most recently
-updated first); ``limit`` counts items, and each result is a
-:class:`~langmemcore.store.MemorySearchItem` whose ``notes`` (and ``sources``) are the
-evidence that ranked it. A prefix covering one namespace with indexed items is searched
-through the retrieval graph (every channel: topics, keywords, neighbours, the refinement
-loop, ordering by validity); a prefix covering several is ranked in one pass over all
-their notes by the dense vector and full-text channels, fused by reciprocal rank fusion.
-A search without query (``query=None``) has ``score`` ``None`` and lists the most recently
-updated items first, as ``PostgresStore`` does; an empty or blank query raises
-``InvalidInputError``, as ``Memory.asearch`` does.
+``search(query=...)`` ranks items by their notes (one namespace through the retrieval
+graph, several at once by the vector and full-text channels, see :class:`MemoryStore`):
+each result's ``score`` is its best note's retrieval score and results come in descending
+score order (ties: most recently updated first); ``limit`` counts items, and each result
+is a :class:`~langmemcore.store.MemorySearchItem` whose ``notes`` (and ``sources``) are
+the evidence that ranked it. A search without query (``query=None``) has ``score``
+``None`` and lists the most recently updated items first, as ``PostgresStore`` does; an
+empty or blank query raises ``InvalidInputError``, as ``Memory.asearch`` does.
 
 One view of a namespace: the store also sees, as items, the observations that
 :meth:`Memory.aingest <langmemcore.Memory.aingest>` / ``aingest_many`` wrote in it (value

@@ -11,6 +11,7 @@ from sqlalchemy.dialects import postgresql
 from langmemcore import InvalidInputError
 from langmemcore.storage._filters import namespace_prefix_filter
 from langmemcore.storage.formal import queries as formal
+from langmemcore.storage.formal import query_log
 from langmemcore.storage.models import Item, decode_vector
 from langmemcore.storage.notes import lineage_queries as lq
 from langmemcore.storage.notes import queries as nq
@@ -202,7 +203,7 @@ def test_the_ranking_across_namespaces_orders_by_the_indexed_distance_and_rank()
 
 
 def test_a_search_across_namespaces_is_logged_in_each_with_its_own_notes() -> None:
-    prepared = formal.insert_queries(["a", "b", "c"], "glass?", [("b", 7), ("a", 3), ("b", 2)])
+    prepared = query_log.insert_queries(["a", "b", "c"], "glass?", [("b", 7), ("a", 3), ("b", 2)])
     assert prepared.params == {
         "namespaces": ["a", "b", "c"],
         "query": "glass?",
@@ -212,7 +213,7 @@ def test_a_search_across_namespaces_is_logged_in_each_with_its_own_notes() -> No
     text = sql(prepared)
     assert "ORDER BY found.ord" in text
     assert "GROUP BY spaces.namespace" in text
-    assert formal.insert_queries(["d"], "x", []).statement is prepared.statement
+    assert query_log.insert_queries(["d"], "x", []).statement is prepared.statement
 
 
 def test_prepared_statements_are_built_once_per_shape() -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from langmemcore._namespace import encode_namespace
 from langmemcore.storage._session import SessionBound
-from langmemcore.storage.formal import queries
+from langmemcore.storage.formal import queries, query_log
 from langmemcore.storage.records import Scored
 from langmemcore.storage.search import channels
 
@@ -61,7 +61,7 @@ class FormalAccess(SessionBound):
         """
         found = [(encode_namespace(ns), note_id) for ns, note_id in returned]
         encoded = [encode_namespace(ns) for ns in namespaces]
-        await self._run(queries.insert_queries(encoded, query, found))
+        await self._run(query_log.insert_queries(encoded, query, found))
 
     async def latest_query_id(self, namespace: Sequence[str], query: str) -> int | None:
         """Id of the newest logged search of ``query`` in the namespace, if any."""

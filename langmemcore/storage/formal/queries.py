@@ -25,11 +25,9 @@ from sqlalchemy import (
     column,
     func,
     insert,
-    literal_column,
     select,
     update,
 )
-from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from langmemcore.storage.models import (
     ACTIVE,
@@ -42,14 +40,7 @@ from langmemcore.storage.models import (
     Topic,
     TopicKeyword,
 )
-from langmemcore.storage.prepared import (
-    Prepared,
-    float_array,
-    id_array,
-    number,
-    text_array,
-    text_param,
-)
+from langmemcore.storage.prepared import Prepared, float_array, id_array, number, text_param
 
 __all__ = [
     "ARCHIVED",
@@ -60,7 +51,6 @@ __all__ = [
     "current_topic_keywords",
     "edges_among_active",
     "edges_by_ids",
-    "insert_queries",
     "insert_query",
     "latest_query_id",
     "note_beliefs",
@@ -130,48 +120,6 @@ def insert_query(namespace: str, query: str, returned: Sequence[int]) -> Prepare
     return Prepared(
         _insert_query(), {"namespace": namespace, "query": query, "returned": list(returned)}
     )
-
-
-@cache
-def _insert_queries() -> Insert:
-    spaces = (
-        func.unnest(text_array("namespaces")).table_valued("namespace").render_derived("spaces")
-    )
-    found = (
-        func.unnest(text_array("note_namespaces"), id_array("note_ids"))
-        .table_valued("namespace", "note_id", with_ordinality="ord")
-        .render_derived("found")
-    )
-    returned = func.coalesce(
-        func.array_agg(aggregate_order_by(found.c.note_id, found.c.ord)).filter(
-            found.c.note_id.is_not(None)
-        ),
-        literal_column("'{}'::bigint[]"),
-    )
-    rows = (
-        select(spaces.c.namespace, text_param("query"), returned)
-        .select_from(spaces.outerjoin(found, found.c.namespace == spaces.c.namespace))
-        .where(func.set_config("synchronous_commit", "off", True) == "off")
-        .group_by(spaces.c.namespace)
-    )
-    log = cast(Table, QueryLog.__table__)
-    return insert(log).from_select([log.c.namespace, log.c.query, log.c.returned], rows)
-
-
-def insert_queries(
-    namespaces: Sequence[str], query: str, returned: Sequence[tuple[str, int]]
-) -> Prepared:
-    """Log one search that ran in several ``namespaces`` at once: a row in each, holding
-    the notes of ``returned`` (``(namespace, note_id)`` in rank order) that are its own.
-    Commits asynchronously, as :func:`insert_query` does.
-    """
-    values = {
-        "namespaces": list(namespaces),
-        "query": query,
-        "note_namespaces": [ns for ns, _ in returned],
-        "note_ids": [note_id for _, note_id in returned],
-    }
-    return Prepared(_insert_queries(), values)
 
 
 @cache
