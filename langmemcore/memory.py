@@ -89,7 +89,7 @@ class Memory:
             database, embeddings, KeywordEmbedder(embeddings), self.config, llm
         )
         self.retrieval = retrieval or RetrievalConfig()
-        self._query_vectors = QueryVectorCache(embeddings)
+        self.query_vectors = QueryVectorCache(embeddings)
         self.formal = formal or FormalConfig()
         self._formal_layer: FormalOperations = FormalLayer(database, embeddings, self.formal)
         self._graph = build_construction_graph()
@@ -315,7 +315,7 @@ class Memory:
         ns = validate_namespace(namespace)
         check_search(query, k, token_budget, min_confidence)
         settings = config or self.retrieval
-        context = RetrievalContext(self.database, self._query_vectors, settings, self.llm)
+        context = RetrievalContext(self.database, self.query_vectors, settings, self.llm)
         if check_mode(mode) == "active":
             with track_usage() as usage:
                 found = await active_notes(context, ns, query, k, token_budget, min_confidence)

@@ -1,12 +1,14 @@
 """Store searches by query: the items of the store's view ranked by their notes.
 
-Each namespace under the prefix that holds indexed items (store items, or observations
-``Memory`` wrote itself) is searched through the retrieval graph (the texts it embeds are
-embedded once, see :class:`~langmemcore.retrieval.query_vectors.QueryVectorCache`); each
-note's score goes to the items among its sources. ``limit`` counts items: a namespace is
-searched again with twice the notes while its notes name fewer matching items than
-``offset + limit`` and more notes could come (a note may hold several items' observations,
-an item may have several notes).
+The namespaces under the prefix that hold indexed items (store items, or observations
+``Memory`` wrote itself) are searched for notes; each note's score goes to the items among
+its sources. When the prefix covers one such namespace it is searched through the
+retrieval graph; when it covers several, their notes are ranked together in one pass by
+the dense vector and full-text channels, fused by reciprocal rank fusion (the query is
+embedded once, see :class:`~langmemcore.retrieval.query_vectors.QueryVectorCache`).
+``limit`` counts items: the search runs again with twice the notes while its notes name
+fewer matching items than ``offset + limit`` and more notes could come (a note may hold
+several items' observations, an item may have several notes).
 """
 
 from __future__ import annotations
@@ -17,15 +19,18 @@ from typing import Any
 
 from langgraph.store.base import SearchItem, SearchOp
 
-from langmemcore._namespace import decode_namespace
+from langmemcore._namespace import Namespace, decode_namespace
 from langmemcore._validate import LIMITS
 from langmemcore.memory import Memory
-from langmemcore.retrieval.pack import RetrievedNote
+from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
+from langmemcore.retrieval.pack import RetrievedNote, SourceRef, order_sources
 from langmemcore.storage.items import ItemRef
 from langmemcore.storage.models import Item as ItemRow
 from langmemcore.storage.repository import Repository
+from langmemcore.storage.search.access import Evidence
 from langmemcore.store._index import item_key_of
 from langmemcore.store._ops import to_item
+from langmemcore.text import content_terms
 
 __all__ = ["search_by_query"]
 
@@ -42,18 +47,37 @@ class _Ranked:
         return max(note.score for note in self.notes)
 
 
-def _evidence(notes: Sequence[RetrievedNote]) -> dict[str, list[RetrievedNote]]:
-    """Key in the store's view -> the notes whose sources hold it, in rank order (an
-    observation of a store item by the item's key, one ``Memory`` wrote by its own).
+def _evidence(
+    found: Sequence[tuple[Namespace, RetrievedNote]],
+) -> dict[ItemRef, list[RetrievedNote]]:
+    """Address in the store's view -> the notes (each with its namespace) whose sources
+    hold it, in rank order (an observation of a store item by the item's key, one
+    ``Memory`` wrote by its own).
     """
-    found: dict[str, list[RetrievedNote]] = {}
-    for note in notes:
+    named: dict[ItemRef, list[RetrievedNote]] = {}
+    for ns, note in found:
         for source in note.sources:
-            key = item_key_of(source.key) or source.key
-            named = found.setdefault(key, [])
-            if not named or named[-1] is not note:
-                named.append(note)
-    return found
+            notes = named.setdefault((ns, item_key_of(source.key) or source.key), [])
+            if not notes or notes[-1] is not note:
+                notes.append(note)
+    return named
+
+
+async def _ranked_items(
+    repo: Repository,
+    found: Sequence[tuple[Namespace, RetrievedNote]],
+    filter: Mapping[str, Any] | None,
+    *,
+    omit_expired: bool,
+) -> list[_Ranked]:
+    """The indexed items that pass ``filter`` named by the ``found`` notes."""
+    evidence = _evidence(found)
+    rows = await repo.items_by_ref(list(evidence), filter, omit_expired=omit_expired, view=True)
+    return [
+        _Ranked(r, evidence[(decode_namespace(r.namespace), r.key)])
+        for r in rows
+        if r.index_text is not None
+    ]
 
 
 async def _rank_namespace(
@@ -71,20 +95,87 @@ async def _rank_namespace(
     k = min(LIMITS.k, max(memory.retrieval.k_final, 3 * wanted))
     while True:
         notes = await memory.asearch(ns, query, k=k)
-        evidence = _evidence(notes)
         async with Repository.open(memory.database) as repo:
-            rows = await repo.items_by_ref(
-                [(ns, key) for key in evidence], filter, omit_expired=omit_expired, view=True
-            )
-        ranked = [_Ranked(r, evidence[r.key]) for r in rows if r.index_text is not None]
+            found = [(ns, note) for note in notes]
+            ranked = await _ranked_items(repo, found, filter, omit_expired=omit_expired)
         if len(ranked) >= wanted or len(notes) < k or k >= LIMITS.k:
             return ranked
         k = min(LIMITS.k, 2 * k)
 
 
+def _retrieved(fused: Fused, note: Evidence, query_terms: set[str]) -> RetrievedNote:
+    """A note found across namespaces, as the retrieval graph returns one."""
+    sources = [SourceRef(*source) for source in note.sources]
+    return RetrievedNote(
+        note_id=note.id,
+        context=note.context,
+        score=fused.score,
+        channels=dict(fused.ranks),
+        keywords=note.keywords,
+        topic=note.topic,
+        sources=order_sources(sources, query_terms),
+    )
+
+
+async def _rank_across(
+    memory: Memory,
+    namespaces: Sequence[Namespace],
+    query: str,
+    filter: Mapping[str, Any] | None,
+    *,
+    wanted: int,
+    omit_expired: bool,
+) -> list[_Ranked]:
+    """The indexed items of ``namespaces`` that pass ``filter`` named by the best notes
+    the vector and full-text channels rank for ``query`` over all of them at once, fused
+    by reciprocal rank fusion with the memory's channel weights: at least ``wanted`` of
+    them when that many can be found.
+
+    The search is logged in each namespace with its own notes among those returned
+    (unless the memory's query log is off), so that feedback on the items finds it.
+    """
+    config = memory.retrieval
+    vector = await memory.query_vectors.aembed_query(query)
+    query_terms = set(content_terms(query))
+    k = min(LIMITS.k, max(config.k_final, 3 * wanted))
+    while True:
+        depth = max(config.depth, k)
+        async with Repository.open(memory.database) as repo:
+            rankings = await repo.rankings_across(
+                namespaces, vector, query, depth, threaded=config.thread_vectors
+            )
+            fused = fuse(
+                [ChannelRanking(c, tuple(ids), config.weight(c)) for c, ids in rankings.items()],
+                config.rrf_k,
+            )
+            best = fused[:k]
+            notes = await repo.note_evidence_across(namespaces, [f.note_id for f in best])
+            found = [
+                (notes[f.note_id][0], _retrieved(f, notes[f.note_id][1], query_terms))
+                for f in best
+                if f.note_id in notes
+            ]
+            ranked = await _ranked_items(repo, found, filter, omit_expired=omit_expired)
+        exhausted = len(fused) <= k and all(len(ids) < depth for ids in rankings.values())
+        if len(ranked) >= wanted or exhausted or k >= LIMITS.k:
+            break
+        k = min(LIMITS.k, 2 * k)
+    if memory.formal.log_queries:
+        async with Repository.open(memory.database, autocommit=True) as repo:
+            returned = [(ns, note.note_id) for ns, note in found]
+            await repo.log_queries(namespaces, query, returned)
+    return ranked
+
+
 async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -> list[SearchItem]:
     """Rank the indexed items under the prefix by their best note's retrieval score
     (ties: most recently updated first), ``op.limit`` items from ``op.offset``.
+
+    A prefix covering one namespace with indexed items is searched through the retrieval
+    graph (every channel: topics, keywords, neighbours, the refinement loop, ordering by
+    validity). A prefix covering several is ranked in one pass over all their notes by
+    the dense vector and full-text channels alone, fused by reciprocal rank fusion, so
+    that scores compare across namespaces and the cost hardly grows with their number.
 
     Items without notes are not returned (like ``PostgresStore`` with items stored
     ``index=False``). Each result is a
@@ -97,13 +188,16 @@ async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -
         namespaces = await repo.namespaces_with_indexed_items(
             tuple(op.namespace_prefix), omit_expired=omit_expired
         )
+    if not namespaces:
+        return []
     wanted = op.offset + op.limit
-    ranked: list[_Ranked] = []
-    for ns in namespaces:
-        ranked.extend(
-            await _rank_namespace(
-                memory, ns, op.query, op.filter, wanted=wanted, omit_expired=omit_expired
-            )
+    if len(namespaces) == 1:
+        ranked = await _rank_namespace(
+            memory, namespaces[0], op.query, op.filter, wanted=wanted, omit_expired=omit_expired
+        )
+    else:
+        ranked = await _rank_across(
+            memory, namespaces, op.query, op.filter, wanted=wanted, omit_expired=omit_expired
         )
     ranked.sort(key=lambda r: (-r.score, -r.row.updated_at.timestamp(), r.row.namespace, r.row.key))
     page = ranked[op.offset : op.offset + op.limit]

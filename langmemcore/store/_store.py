@@ -4,8 +4,9 @@
 for the construction graph in the same transaction; construction runs before ``put``
 returns, or in the background with ``background=True`` (``flush()`` waits for it).
 Deleting, replacing or expiring an item repairs the memory built from it.
-``search(query=...)`` ranks items by their notes through the retrieval graph: each
-result's ``score`` is its best note's retrieval score and results come in descending
+``search(query=...)`` ranks items by their notes (one namespace through the retrieval
+graph, several at once by the vector and full-text channels, see :class:`MemoryStore`):
+each result's ``score`` is its best note's retrieval score and results come in descending
 score order (ties: most recently updated first); ``limit`` counts items, and each result
 is a :class:`~langmemcore.store.MemorySearchItem` whose ``notes`` (and ``sources``) are
 the evidence that ranked it. A search without query (``query=None``) has ``score``
@@ -103,6 +104,12 @@ class MemoryStore(CheckedNamespaces, BaseStore):
             ``omit_expired``, ``sweep_interval_minutes``.
         background: Run construction after ``put`` returns (``flush()`` waits for it);
             the item and its pending task are committed by ``put`` either way.
+
+    A query search over a prefix covering several namespaces with indexed items ranks
+    all their notes in one pass by the dense vector and full-text channels (fused by
+    reciprocal rank fusion, so scores compare across namespaces); the per-namespace
+    channels (topics, keywords, neighbours, the refinement loop, ordering by validity)
+    run when the prefix covers one namespace.
 
     Sync calls (``get``, ``put``, ``search``, ``batch``, ...) from the event loop the
     store was created on raise ``asyncio.InvalidStateError``, as with LangGraph's

@@ -11,6 +11,7 @@ from sqlalchemy.dialects import postgresql
 from langmemcore import InvalidInputError
 from langmemcore.storage._filters import namespace_prefix_filter
 from langmemcore.storage.formal import queries as formal
+from langmemcore.storage.formal import query_log
 from langmemcore.storage.models import Item, decode_vector
 from langmemcore.storage.notes import lineage_queries as lq
 from langmemcore.storage.notes import queries as nq
@@ -19,7 +20,8 @@ from langmemcore.storage.notes.append_queries import append_observation
 from langmemcore.storage.prepared import Prepared
 from langmemcore.storage.records import content_hash, validate_text
 from langmemcore.storage.search import channels, cues, fulltext
-from langmemcore.storage.search.evidence import evidence_rows
+from langmemcore.storage.search.across import rankings_across
+from langmemcore.storage.search.evidence import evidence_across, evidence_rows
 from langmemcore.storage.search.fulltext_ranking import fulltext_ranking
 from langmemcore.storage.search.neighbours import neighbourhood
 from langmemcore.storage.search.shared import SHARED_CHANNELS, SharedQuery, shared_rankings
@@ -61,6 +63,8 @@ def own_where_clause(stmt: object) -> str:
         channels.keyword_ranking("ns", [VECTOR, VECTOR], 10, 0.5, 60),
         fulltext_ranking("ns", "paris trip", 5, 1000, 20_000),
         evidence_rows("ns", [1, 2]),
+        evidence_across(["a", "b"], [1, 2]),
+        rankings_across(["a", "b"], VECTOR, "glass vases", 5, threaded=True),
         channels.nearest_notes_by_speakers("ns", VECTOR, ["Caroline"], 5),
         neighbourhood("ns", [1, 2], VECTOR),
         shared_rankings(
@@ -182,6 +186,34 @@ def test_binary_vectors_decode_to_their_floats() -> None:
     floats = [0.5, -1.25, 3.0]
     packed = struct.pack(">hh3f", 3, 0, *floats)
     assert decode_vector(packed).tolist() == floats
+
+
+def test_the_ranking_across_namespaces_orders_by_the_indexed_distance_and_rank() -> None:
+    prepared = rankings_across(["a", "b"], VECTOR, "glass vases", 7, threaded=True)
+    text = sql(prepared)
+    assert "notes.thread_embedding <=>" in text
+    assert "ORDER BY distance, notes.id" in text
+    assert "ts_rank_cd(notes.tsv" in text
+    assert "notes.namespace = ANY" in text
+    assert prepared.params["namespaces"] == ["a", "b"]
+    assert prepared.params["depth"] == 7
+    plain = rankings_across(["c"], VECTOR, "x", 3, threaded=False)
+    assert "notes.embedding <=>" in sql(plain)
+    assert rankings_across(["d"], VECTOR, "y", 9, threaded=True).statement is prepared.statement
+
+
+def test_a_search_across_namespaces_is_logged_in_each_with_its_own_notes() -> None:
+    prepared = query_log.insert_queries(["a", "b", "c"], "glass?", [("b", 7), ("a", 3), ("b", 2)])
+    assert prepared.params == {
+        "namespaces": ["a", "b", "c"],
+        "query": "glass?",
+        "note_namespaces": ["b", "a", "b"],
+        "note_ids": [7, 3, 2],
+    }
+    text = sql(prepared)
+    assert "ORDER BY found.ord" in text
+    assert "GROUP BY spaces.namespace" in text
+    assert query_log.insert_queries(["d"], "x", []).statement is prepared.statement
 
 
 def test_prepared_statements_are_built_once_per_shape() -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from langmemcore._namespace import encode_namespace
 from langmemcore.storage._session import SessionBound
-from langmemcore.storage.formal import queries
+from langmemcore.storage.formal import queries, query_log
 from langmemcore.storage.records import Scored
 from langmemcore.storage.search import channels
 
@@ -47,6 +47,21 @@ class FormalAccess(SessionBound):
         """
         prepared = queries.insert_query(encode_namespace(namespace), query, returned)
         return int(await self._scalar(prepared))
+
+    async def log_queries(
+        self,
+        namespaces: Sequence[Sequence[str]],
+        query: str,
+        returned: Sequence[tuple[Sequence[str], int]],
+    ) -> None:
+        """Log a search that ran in several ``namespaces`` at once, a row in each with its
+        own notes of ``returned`` (``(namespace, note id)``, rank order), in one statement
+        that commits as :meth:`log_query` does (call it on a repository opened with
+        ``autocommit=True``).
+        """
+        found = [(encode_namespace(ns), note_id) for ns, note_id in returned]
+        encoded = [encode_namespace(ns) for ns in namespaces]
+        await self._run(query_log.insert_queries(encoded, query, found))
 
     async def latest_query_id(self, namespace: Sequence[str], query: str) -> int | None:
         """Id of the newest logged search of ``query`` in the namespace, if any."""

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from langmemcore._namespace import encode_namespace
+from langmemcore._namespace import Namespace, decode_namespace, encode_namespace
 from langmemcore.storage._session import SessionBound
 from langmemcore.storage.models import decode_vector
 from langmemcore.storage.records import Scored
 from langmemcore.storage.search import (
+    across,
     channels,
     cues,
     evidence,
@@ -76,6 +77,21 @@ class Subgraph(NamedTuple):
     carriers: dict[int, list[int]]
     query_similarity: dict[int, float]
     edges: list[tuple[int, int, float]]
+
+
+def _evidence(row: Any) -> Evidence:
+    """A note's evidence from a row of the evidence statements."""
+    return Evidence(
+        row.id,
+        row.context,
+        tuple(row.keywords),
+        decode_vector(row.vector),
+        tuple(
+            SourceRow(key, speaker, datetime.fromisoformat(when) if when else None, text)
+            for key, speaker, when, text in row.sources or ()
+        ),
+        row.topic,
+    )
 
 
 class SearchAccess(SessionBound):
@@ -272,20 +288,39 @@ class SearchAccess(SessionBound):
         :func:`~langmemcore.storage.search.evidence.evidence_rows`).
         """
         rows = await self._rows(evidence.evidence_rows(encode_namespace(namespace), note_ids))
-        return {
-            row.id: Evidence(
-                row.id,
-                row.context,
-                tuple(row.keywords),
-                decode_vector(row.vector),
-                tuple(
-                    SourceRow(key, speaker, datetime.fromisoformat(when) if when else None, text)
-                    for key, speaker, when, text in row.sources or ()
-                ),
-                row.topic,
-            )
-            for row in rows
-        }
+        return {row.id: _evidence(row) for row in rows}
+
+    async def rankings_across(
+        self,
+        namespaces: Sequence[Sequence[str]],
+        vector: Sequence[float],
+        text: str,
+        depth: int,
+        *,
+        threaded: bool,
+    ) -> dict[str, list[int]]:
+        """The vector and full-text rankings of the active notes of all ``namespaces``
+        together (see :mod:`~langmemcore.storage.search.across`) in one statement, by
+        channel, best first, at most ``depth`` notes each.
+        """
+        encoded = [encode_namespace(ns) for ns in namespaces]
+        stmt = across.rankings_across(encoded, vector, text, depth, threaded=threaded)
+        rankings: dict[str, list[int]] = {"vector": [], "fulltext": []}
+        for channel, _position, note_id in sorted(await self._rows(stmt), key=lambda r: r[:2]):
+            rankings[channel].append(int(note_id))
+        return rankings
+
+    async def note_evidence_across(
+        self, namespaces: Sequence[Sequence[str]], note_ids: Sequence[int]
+    ) -> dict[int, tuple[Namespace, Evidence]]:
+        """The active notes among ``note_ids`` in any of ``namespaces``, by id, each with
+        its namespace and what :meth:`note_evidence` reads of it.
+        """
+        if not note_ids:
+            return {}
+        encoded = [encode_namespace(ns) for ns in namespaces]
+        rows = await self._rows(evidence.evidence_across(encoded, note_ids))
+        return {row.id: (decode_namespace(row.namespace), _evidence(row)) for row in rows}
 
     async def note_vectors(
         self, namespace: Sequence[str], note_ids: Sequence[int]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 from sqlalchemy import Select, any_, func, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
@@ -27,15 +28,15 @@ from langmemcore.storage.models import (
     Topic,
     TopicKeyword,
 )
-from langmemcore.storage.prepared import Prepared, id_array, text_param
+from langmemcore.storage.prepared import Prepared, id_array, text_array, text_param
 
-__all__ = ["evidence_rows", "vector_rows"]
+__all__ = ["evidence_across", "evidence_rows", "vector_rows"]
 
 
-@cache
-def _evidence_rows() -> Select:
-    namespace, ids = text_param("namespace"), any_(id_array("note_ids"))
-
+def _evidence_select(namespace: Any) -> Select:
+    """What packing reads of a note (see :func:`evidence_rows`), its sources and topic
+    read in ``namespace`` (a bind parameter, or the note's own namespace column).
+    """
     sources = (
         select(
             func.json_agg(
@@ -81,7 +82,15 @@ def _evidence_rows() -> Select:
         func.vector_send(Note.embedding).label("vector"),
         sources.label("sources"),
         topic.label("topic"),
-    ).where(Note.namespace == namespace, Note.status == ACTIVE, Note.id == ids)
+    )
+
+
+@cache
+def _evidence_rows() -> Select:
+    namespace, ids = text_param("namespace"), any_(id_array("note_ids"))
+    return _evidence_select(namespace).where(
+        Note.namespace == namespace, Note.status == ACTIVE, Note.id == ids
+    )
 
 
 def evidence_rows(namespace: str, note_ids: Sequence[int]) -> Prepared:
@@ -92,6 +101,25 @@ def evidence_rows(namespace: str, note_ids: Sequence[int]) -> Prepared:
     topic sharing most keywords with the note, ties by label).
     """
     return Prepared(_evidence_rows(), {"namespace": namespace, "note_ids": list(note_ids)})
+
+
+@cache
+def _evidence_across() -> Select:
+    namespaces, ids = any_(text_array("namespaces")), any_(id_array("note_ids"))
+    return (
+        _evidence_select(Note.namespace)
+        .add_columns(Note.namespace)
+        .where(Note.namespace == namespaces, Note.status == ACTIVE, Note.id == ids)
+    )
+
+
+def evidence_across(namespaces: Sequence[str], note_ids: Sequence[int]) -> Prepared:
+    """The active notes among ``note_ids`` in any of ``namespaces`` with the columns of
+    :func:`evidence_rows` (sources and topic read in each note's own namespace) and the
+    note's ``namespace``.
+    """
+    values = {"namespaces": list(namespaces), "note_ids": list(note_ids)}
+    return Prepared(_evidence_across(), values)
 
 
 @cache

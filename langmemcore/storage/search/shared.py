@@ -48,13 +48,13 @@ from langmemcore.storage.search.channels import (
 from langmemcore.storage.search.fulltext import DOCUMENT_FREQUENCY_CAP, NOTE_COUNT_CAP
 from langmemcore.storage.search.fulltext_ranking import fulltext_ranking_select
 
-__all__ = ["SHARED_CHANNELS", "SharedQuery", "asked_channels", "shared_rankings"]
+__all__ = ["SHARED_CHANNELS", "SharedQuery", "asked_channels", "numbered", "shared_rankings"]
 
 SHARED_CHANNELS = ("keyword", "vector", "speaker", "fulltext", "time")
 """The channels whose rankings one statement can return together, in branch order."""
 
 
-def _numbered(channel: str, note_id: Any, *order: ColumnElement[Any]) -> Select:
+def numbered(channel: str, note_id: Any, *order: ColumnElement[Any]) -> Select:
     """``(channel, position, note_id)`` of a ranking subquery, numbered in ``order``."""
     return select(
         literal_column(f"'{channel}'").label("channel"),
@@ -73,14 +73,14 @@ def _vector(namespace: Any, depth: Any, threaded: bool) -> Select:
         .limit(depth)
         .subquery("vector_ranking")
     )
-    return _numbered("vector", nearest.c.note_id, nearest.c.distance, nearest.c.note_id)
+    return numbered("vector", nearest.c.note_id, nearest.c.distance, nearest.c.note_id)
 
 
 def _speaker(namespace: Any, depth: Any) -> Select:
     nearest = nearest_by_speakers_select(
         namespace, vector_bind("speaker_vector"), text_array("speakers"), depth
     ).subquery("speaker_ranking")
-    return _numbered("speaker", nearest.c.id, nearest.c.distance, nearest.c.id)
+    return numbered("speaker", nearest.c.id, nearest.c.distance, nearest.c.id)
 
 
 def _keyword(namespace: Any, depth: Any) -> Select:
@@ -88,7 +88,7 @@ def _keyword(namespace: Any, depth: Any) -> Select:
     ranked = keyword_ranking_select(
         namespace, vectors, k, number("min_similarity", float), depth
     ).subquery("keyword_ranking")
-    return _numbered("keyword", ranked.c.note_id, ranked.c.score.desc(), ranked.c.note_id.desc())
+    return numbered("keyword", ranked.c.note_id, ranked.c.score.desc(), ranked.c.note_id.desc())
 
 
 def _times(name: str) -> BindParameter[Any]:
@@ -98,7 +98,7 @@ def _times(name: str) -> BindParameter[Any]:
 
 def _fulltext(namespace: Any, depth: Any) -> Select:
     ranked = fulltext_ranking_select(namespace, depth).subquery("fulltext_ranking")
-    return _numbered("fulltext", ranked.c.id, ranked.c.score.desc(), ranked.c.id)
+    return numbered("fulltext", ranked.c.id, ranked.c.score.desc(), ranked.c.id)
 
 
 def _time(namespace: Any, depth: Any) -> Select:
@@ -126,7 +126,7 @@ def _time(namespace: Any, depth: Any) -> Select:
         .subquery("time_ranking")
     )
     order = (found.c.mention, found.c.event_time, found.c.note_id)
-    return _numbered("time", found.c.note_id, *order)
+    return numbered("time", found.c.note_id, *order)
 
 
 _BRANCHES = {
