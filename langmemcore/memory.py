@@ -19,7 +19,7 @@ from langmemcore._bridge import sync_twin
 from langmemcore._errors import InvalidInputError, LangMemCoreError
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import ProgressLike
-from langmemcore._validate import check_count, check_search
+from langmemcore._validate import check_as_of, check_count, check_search
 from langmemcore._warmup import start_warm_up, wait_warm_up
 from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
@@ -287,6 +287,7 @@ class Memory:
         config: RetrievalConfig | None = None,
         min_confidence: float | None = None,
         mode: SearchMode = "passive",
+        as_of: datetime | None = None,
     ) -> SearchResults:
         """Find the evidence for ``query``: decompose -> channels -> fuse -> refine -> pack,
         or with ``mode="active"`` MRAgent's traversal agent, driven by the memory's ``llm``
@@ -305,18 +306,28 @@ class Memory:
             min_confidence: Leave out notes whose confidence ``tau`` is below this, before
                 the cut at ``k``.
             mode: ``"passive"`` (the retrieval graph) or ``"active"`` (the traversal agent).
+            as_of: The time to search at (timezone-aware): memory as it stood then. Only
+                notes with a source observed by then (its event time, else when it was
+                ingested) are returned, with those sources alone; "now", "still" and
+                relative dates in the query ("last week", "yesterday") are read against
+                it, so the latest statement before it comes first. ``None``: now.
 
         Returns:
             Notes in rank order with their sources, channels and scores (a list).
 
         Raises:
             ConfigurationError: ``mode="active"`` without a tool-calling ``llm``.
+            InvalidInputError: ``as_of`` is naive or not a time, or is given with
+                ``mode="active"``.
         """
         ns = validate_namespace(namespace)
         check_search(query, k, token_budget, min_confidence)
+        when = check_as_of(as_of)
         settings = config or self.retrieval
         context = RetrievalContext(self.database, self._query_vectors, settings, self.llm)
         if check_mode(mode) == "active":
+            if when is not None:
+                raise InvalidInputError("as_of applies to passive search only")
             with track_usage() as usage:
                 found = await active_notes(context, ns, query, k, token_budget, min_confidence)
             return await self._formal_layer.log_search(ns, query, found, usage)
@@ -328,6 +339,7 @@ class Memory:
                     "k": k,
                     "token_budget": token_budget,
                     "min_confidence": min_confidence,
+                    "as_of": when,
                 },
                 context=context,
             )

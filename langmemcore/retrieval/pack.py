@@ -109,6 +109,7 @@ async def pack_notes(
     token_budget: int | None = None,
     diversity: float = 0.0,
     pool: int = 60,
+    observed: Mapping[int, frozenset[str]] | None = None,
     state: StateQuestion | None = None,
 ) -> list[RetrievedNote]:
     """Load the best ``k`` active notes with their sources, within ``token_budget``.
@@ -118,7 +119,9 @@ async def pack_notes(
     and the evidence is read for the best ``k`` of that order. For a question about the
     present or the state before a change (``state``), the best ``k`` are then ordered by
     supersession (see :mod:`~langmemcore.retrieval.supersession`). A merged note's sources come most
-    query-relevant first (see :func:`order_sources`).
+    query-relevant first (see :func:`order_sources`). With ``observed`` (note -> keys of
+    the sources observed by the search's reference time) a note keeps only those sources,
+    and supersession reads only them.
     """
     query_terms = set(content_terms(query))
     head = list(fused[: max(k * 2, pool if diversity > 0 else 0)])
@@ -127,6 +130,12 @@ async def pack_notes(
         head = [f for f in head if f.note_id in vectors]
         head = diversify(head, vectors, 1.0 - diversity, k)
     notes = await repo.note_evidence(namespace, [f.note_id for f in head])
+    if observed is not None:
+        notes = {
+            i: note._replace(sources=tuple(s for s in note.sources if s.key in observed[i]))
+            for i, note in notes.items()
+            if i in observed
+        }
     head = [f for f in head if f.note_id in notes]
     if state is not None:
         head = await _supersede(repo, namespace, head[:k], notes, state)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from langgraph.store.base import SearchItem, SearchOp
@@ -64,13 +65,15 @@ async def _rank_namespace(
     *,
     wanted: int,
     omit_expired: bool,
+    as_of: datetime | None,
 ) -> list[_Ranked]:
     """The indexed items of ``ns`` that pass ``filter`` named by the notes found for
-    ``query``: at least ``wanted`` of them when that many can be found.
+    ``query`` (memory as it stood at ``as_of``, if given): at least ``wanted`` of them
+    when that many can be found.
     """
     k = min(LIMITS.k, max(memory.retrieval.k_final, 3 * wanted))
     while True:
-        notes = await memory.asearch(ns, query, k=k)
+        notes = await memory.asearch(ns, query, k=k, as_of=as_of)
         evidence = _evidence(notes)
         async with Repository.open(memory.database) as repo:
             rows = await repo.items_by_ref(
@@ -82,9 +85,12 @@ async def _rank_namespace(
         k = min(LIMITS.k, 2 * k)
 
 
-async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -> list[SearchItem]:
+async def search_by_query(
+    memory: Memory, op: SearchOp, *, omit_expired: bool, as_of: datetime | None = None
+) -> list[SearchItem]:
     """Rank the indexed items under the prefix by their best note's retrieval score
-    (ties: most recently updated first), ``op.limit`` items from ``op.offset``.
+    (ties: most recently updated first), ``op.limit`` items from ``op.offset``; with
+    ``as_of``, by memory as it stood then.
 
     Items without notes are not returned (like ``PostgresStore`` with items stored
     ``index=False``). Each result is a
@@ -102,7 +108,13 @@ async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -
     for ns in namespaces:
         ranked.extend(
             await _rank_namespace(
-                memory, ns, op.query, op.filter, wanted=wanted, omit_expired=omit_expired
+                memory,
+                ns,
+                op.query,
+                op.filter,
+                wanted=wanted,
+                omit_expired=omit_expired,
+                as_of=as_of,
             )
         )
     ranked.sort(key=lambda r: (-r.score, -r.row.updated_at.timestamp(), r.row.namespace, r.row.key))

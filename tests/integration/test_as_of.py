@@ -1,0 +1,235 @@
+"""Memory as of a time, against real Postgres: a search ``as_of`` a time returns nothing
+observed after it, reads "now" and relative dates against it, and puts the statement that
+held then first; on every entry point (``Memory`` async and sync, ``MemoryRetriever``, the
+store's view, the CLI), and a naive or malformed time is refused.
+
+The chats are written for these tests: Rui lives in Lisbon (2022), then moves to Berlin
+(2024); Ines goes hiking in one week of March 2023, swimming and to a concert in others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from langmemcore import InvalidInputError
+from langmemcore.construction import ObservationIn
+from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.memory import Memory
+from langmemcore.retrieval.pack import RetrievedNote
+from langmemcore.retriever import MemoryRetriever
+from langmemcore.storage import Database
+from langmemcore.store import MemoryStore
+
+from .conftest import Cli, Ingested
+
+SPRING_2022 = datetime(2022, 4, 9, 10, 0, tzinfo=UTC)
+AUTUMN_2022 = datetime(2022, 10, 1, 10, 0, tzinfo=UTC)
+SPRING_2024 = datetime(2024, 3, 2, 10, 0, tzinfo=UTC)
+MID_2023 = datetime(2023, 6, 30, tzinfo=UTC)
+EARLY_2025 = datetime(2025, 1, 15, tzinfo=UTC)
+
+MOVE = [
+    ObservationIn("m1-1", "How is life treating you, Rui?", "Sofia", SPRING_2022),
+    ObservationIn(
+        "m1-2",
+        "Great! I live in Lisbon now, in a small flat near the river in Alfama.",
+        "Rui",
+        SPRING_2022,
+    ),
+    ObservationIn("m1-3", "I started learning the cello this spring.", "Sofia", SPRING_2022),
+    ObservationIn("m2-1", "My cello teacher is very strict but kind.", "Sofia", AUTUMN_2022),
+    ObservationIn("m2-2", "I went surfing in Ericeira last weekend.", "Rui", AUTUMN_2022),
+    ObservationIn(
+        "m3-1",
+        "Big change: we moved to Berlin in February, our new flat is in Kreuzberg.",
+        "Rui",
+        SPRING_2024,
+    ),
+    ObservationIn("m3-2", "Wow, how is the German going?", "Sofia", SPRING_2024),
+]
+OLDER, NEWER = "m1-2", "m3-1"
+LATER = {"m3-1", "m3-2"}
+
+
+def rank(notes: list[RetrievedNote], key: str) -> int | None:
+    for position, note in enumerate(notes, start=1):
+        if any(source.key == key for source in note.sources):
+            return position
+    return None
+
+
+def source_keys(notes: list[RetrievedNote]) -> set[str]:
+    return {source.key for note in notes for source in note.sources}
+
+
+def latest_source(notes: list[RetrievedNote]) -> datetime:
+    return max(s.event_time for note in notes for s in note.sources if s.event_time)
+
+
+@pytest.fixture(scope="module")
+async def rui(
+    database: Database, embeddings: LocalEmbeddings, ingested: Ingested
+) -> tuple[Memory, tuple[str, ...]]:
+    return Memory(database, embeddings), await ingested("as-of", MOVE)
+
+
+async def test_as_of_mid_2023_the_2022_statement_comes_first_and_nothing_later(
+    rui: tuple[Memory, tuple[str, ...]],
+) -> None:
+    memory, namespace = rui
+    notes = await memory.asearch(namespace, "Where does Rui live now?", k=5, as_of=MID_2023)
+    assert notes and rank(notes, OLDER) == 1, notes
+    assert not source_keys(notes) & LATER
+    assert latest_source(notes) <= MID_2023
+
+
+async def test_as_of_2025_the_2024_statement_comes_first(
+    rui: tuple[Memory, tuple[str, ...]],
+) -> None:
+    memory, namespace = rui
+    notes = await memory.asearch(namespace, "Where does Rui live now?", k=5, as_of=EARLY_2025)
+    newer, older = rank(notes, NEWER), rank(notes, OLDER)
+    assert newer == 1, notes
+    assert older is not None and older > newer
+
+
+async def test_k_is_filled_with_notes_observed_by_then(
+    rui: tuple[Memory, tuple[str, ...]],
+) -> None:
+    """Notes observed later are left out before the cut at ``k``, not after it."""
+    memory, namespace = rui
+    everything = await memory.asearch(namespace, "Rui Sofia", k=20)
+    before = await memory.asearch(namespace, "Rui Sofia", k=20, as_of=MID_2023)
+    assert source_keys(everything) & LATER
+    eligible = [n for n in everything if not {s.key for s in n.sources} <= LATER]
+    k = len(eligible)
+    assert 0 < k < len(everything)
+    few = await memory.asearch(namespace, "Rui Sofia", k=k, as_of=MID_2023)
+    assert len(few) == k == len(before)
+    assert not source_keys(few) & LATER
+
+
+async def test_before_anything_was_said_nothing_is_returned(
+    rui: tuple[Memory, tuple[str, ...]],
+) -> None:
+    memory, namespace = rui
+    notes = await memory.asearch(
+        namespace, "Where does Rui live?", k=5, as_of=datetime(2020, 1, 1, tzinfo=UTC)
+    )
+    assert list(notes) == []
+
+
+def test_the_sync_twin_honours_as_of(rui: tuple[Memory, tuple[str, ...]]) -> None:
+    memory, namespace = rui
+    notes = memory.search(namespace, "Where does Rui live now?", k=5, as_of=MID_2023)
+    assert rank(notes, OLDER) == 1
+    assert not source_keys(notes) & LATER
+
+
+async def test_the_retriever_honours_as_of(rui: tuple[Memory, tuple[str, ...]]) -> None:
+    memory, namespace = rui
+    then = MemoryRetriever(memory=memory, namespace=namespace, k=5, as_of=MID_2023)
+    docs = await then.ainvoke("Where does Rui live now?")
+    assert docs and docs[0].metadata["source_keys"] == [OLDER]
+    assert not {key for d in docs for key in d.metadata["source_keys"]} & LATER
+    later = MemoryRetriever(memory=memory, namespace=namespace, k=5, as_of="2025-01-15T00:00Z")
+    docs = await later.ainvoke("Where does Rui live now?")
+    assert docs[0].metadata["source_keys"] == [NEWER]
+
+
+async def test_the_store_view_honours_as_of(rui: tuple[Memory, tuple[str, ...]]) -> None:
+    memory, namespace = rui
+    store = MemoryStore(memory)
+    view = store.as_of(MID_2023)
+    assert view.reference_time == MID_2023 and store.reference_time is None
+    items = await view.asearch(namespace, query="Where does Rui live now?", limit=5)
+    keys = [item.key for item in items]
+    assert keys and keys[0] == OLDER, keys
+    assert not set(keys) & LATER
+    now = await store.asearch(namespace, query="Where does Rui live now?", limit=5)
+    assert now[0].key == NEWER
+    with pytest.raises(InvalidInputError):
+        await view.aput(namespace, "note", {"text": "I live in Porto now."})
+    assert await store.aget(namespace, "note") is None
+
+
+def test_the_cli_honours_as_of(rui: tuple[Memory, tuple[str, ...]], url: str, cli: Cli) -> None:
+    _, namespace = rui
+    args = ["--url", url, "search", "Where does Rui live now?", "--namespace", ".".join(namespace)]
+    code, out, err = cli(*args, "--as-of", "2023-06-30T00:00:00+00:00")
+    assert code == 0, err
+    assert "Lisbon" in out and "Berlin" not in out
+    code, out, err = cli(*args, "--as-of", "2025-01-15T00:00:00+00:00")
+    assert code == 0, err
+    assert out.index("Berlin") < out.index("Lisbon")
+    code, out, err = cli(*args, "--as-of", "2023-06-30")
+    assert code != 0 and "timezone" in err
+    code, out, err = cli(*args, "--as-of", "last tuesday")
+    assert code != 0 and "as_of" in err
+
+
+@pytest.mark.parametrize(
+    "bad", [datetime(2023, 6, 30), "2023-06-30T00:00:00", "30 June 2023", 1688083200, "x"]
+)
+async def test_a_naive_or_malformed_time_is_refused(
+    rui: tuple[Memory, tuple[str, ...]], bad: object
+) -> None:
+    memory, namespace = rui
+    with pytest.raises(InvalidInputError, match="as_of"):
+        await memory.asearch(namespace, "Where does Rui live?", as_of=bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="as_of"):
+        MemoryRetriever(memory=memory, namespace=namespace, as_of=bad)
+    with pytest.raises(InvalidInputError, match="as_of"):
+        MemoryStore(memory).as_of(bad)  # type: ignore[arg-type]
+
+
+WEDNESDAY = datetime(2023, 3, 15, 12, 0, tzinfo=UTC)
+"""The time the week questions are asked at: its last week is 6-12 March 2023."""
+
+THAT_WEEK = WEDNESDAY - timedelta(days=6)
+REAL_LAST_WEEK = datetime.now(UTC) - timedelta(days=7)
+
+WEEKS = [
+    ObservationIn(
+        "w1", "I went swimming at the lake with my cousin.", "Ines", WEDNESDAY - timedelta(days=60)
+    ),
+    ObservationIn("w2", "I went hiking in the hills with my cousin.", "Ines", THAT_WEEK),
+    ObservationIn(
+        "w3",
+        "I went cycling along the coast with my cousin.",
+        "Ines",
+        WEDNESDAY - timedelta(days=25),
+    ),
+    ObservationIn("w4", "I went to a jazz concert with my cousin.", "Ines", REAL_LAST_WEEK),
+]
+
+
+async def test_last_week_is_read_against_as_of(
+    database: Database, embeddings: LocalEmbeddings, ingested: Ingested
+) -> None:
+    namespace = await ingested("as-of-week", WEEKS)
+    memory = Memory(database, embeddings)
+    notes = await memory.asearch(namespace, "What did Ines do last week?", k=3, as_of=WEDNESDAY)
+    assert rank(notes, "w2") == 1, notes
+    assert rank(notes, "w4") is None
+    now = await memory.asearch(namespace, "What did Ines do last week?", k=3)
+    assert rank(now, "w4") == 1, now
+
+
+async def test_the_middleware_asks_as_of_the_message_time(
+    rui: tuple[Memory, tuple[str, ...]],
+) -> None:
+    """The recall of a message stamped mid-2023 holds the Lisbon statement, not Berlin."""
+    from langchain_core.messages import HumanMessage
+
+    from langmemcore.agents._exchange import stated_time
+
+    stamped = HumanMessage(
+        "Where does Rui live now?", additional_kwargs={"event_time": MID_2023.isoformat()}
+    )
+    assert stated_time(stamped) == MID_2023
+    assert stated_time(HumanMessage("Where does Rui live now?")) is None
+    await asyncio.sleep(0)
