@@ -9,12 +9,14 @@ The chats are written for these tests: Rui lives in Lisbon (2022), then moves to
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from langchain.agents import create_agent
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from langmemcore import InvalidInputError
+from langmemcore.agents import MemoryMiddleware
 from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
@@ -24,6 +26,7 @@ from langmemcore.storage import Database
 from langmemcore.store import MemoryStore
 
 from .conftest import Cli, Ingested
+from .scripted_model import ScriptedChatModel
 
 SPRING_2022 = datetime(2022, 4, 9, 10, 0, tzinfo=UTC)
 AUTUMN_2022 = datetime(2022, 10, 1, 10, 0, tzinfo=UTC)
@@ -219,17 +222,26 @@ async def test_last_week_is_read_against_as_of(
     assert rank(now, "w4") == 1, now
 
 
-async def test_the_middleware_asks_as_of_the_message_time(
-    rui: tuple[Memory, tuple[str, ...]],
-) -> None:
-    """The recall of a message stamped mid-2023 holds the Lisbon statement, not Berlin."""
-    from langchain_core.messages import HumanMessage
+def test_the_middleware_asks_as_of_the_message_time(rui: tuple[Memory, tuple[str, ...]]) -> None:
+    """A human message stamped mid-2023 recalls the Lisbon statement and not Berlin; an
+    unstamped one is asked now, and recalls Berlin.
+    """
+    memory, namespace = rui
+    prompts: list[str] = []
 
-    from langmemcore.agents._exchange import stated_time
+    def record(messages: list[BaseMessage]) -> AIMessage:
+        system = messages[0] if isinstance(messages[0], SystemMessage) else None
+        prompts.append(system.text if system else "")
+        return AIMessage(content="Noted.")
 
+    middleware = MemoryMiddleware(memory, namespace=namespace, write=False)
+    model = ScriptedChatModel(messages=iter([record, record]))
+    agent = create_agent(model, middleware=[middleware])
     stamped = HumanMessage(
         "Where does Rui live now?", additional_kwargs={"event_time": MID_2023.isoformat()}
     )
-    assert stated_time(stamped) == MID_2023
-    assert stated_time(HumanMessage("Where does Rui live now?")) is None
-    await asyncio.sleep(0)
+    agent.invoke({"messages": [stamped]})
+    agent.invoke({"messages": [HumanMessage("Where does Rui live now?")]})
+    then, now = prompts
+    assert "Lisbon" in then and "Berlin" not in then
+    assert "Berlin" in now
