@@ -183,11 +183,12 @@ def check_as_of(value: object) -> datetime | None:
     if value is None:
         return None
     if isinstance(value, str):
+        text = value
         try:
-            value = datetime.fromisoformat(value.strip())
+            value = datetime.fromisoformat(text.strip())
         except ValueError:
             raise InvalidInputError(
-                f"as_of must be an ISO 8601 time with a timezone, got {value[:40]!r}"
+                f"as_of must be an ISO 8601 time with a timezone, got {text[:40]!r}"
             ) from None
     if not isinstance(value, datetime):
         raise InvalidInputError(f"as_of must be a datetime or None, got {_describe(value)}")

@@ -4,7 +4,8 @@ held then first; on every entry point (``Memory`` async and sync, ``MemoryRetrie
 store's view, the CLI), and a naive or malformed time is refused.
 
 The chats are written for these tests: Rui lives in Lisbon (2022), then moves to Berlin
-(2024); Ines goes hiking in one week of March 2023, swimming and to a concert in others.
+(2024); Ines paints her kitchen in one week of March 2023, goes swimming, cycling and to a
+concert in others (the painting shares the fewest words with the week question).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from langmemcore import InvalidInputError
 from langmemcore.agents import MemoryMiddleware
 from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.eval.knowledge_updates import UpdateFact, UpdateSet, evaluate_updates
 from langmemcore.memory import Memory
 from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.retriever import MemoryRetriever
@@ -199,12 +201,12 @@ WEEKS = [
     ObservationIn(
         "w1", "I went swimming at the lake with my cousin.", "Ines", WEDNESDAY - timedelta(days=60)
     ),
-    ObservationIn("w2", "I went hiking in the hills with my cousin.", "Ines", THAT_WEEK),
+    ObservationIn("w2", "The kitchen got a new coat of paint.", "Ines", THAT_WEEK),
     ObservationIn(
         "w3",
         "I went cycling along the coast with my cousin.",
         "Ines",
-        WEDNESDAY - timedelta(days=25),
+        WEDNESDAY - timedelta(days=1),
     ),
     ObservationIn("w4", "I went to a jazz concert with my cousin.", "Ines", REAL_LAST_WEEK),
 ]
@@ -245,3 +247,40 @@ def test_the_middleware_asks_as_of_the_message_time(rui: tuple[Memory, tuple[str
     then, now = prompts
     assert "Lisbon" in then and "Berlin" not in then
     assert "Berlin" in now
+
+
+async def test_the_knowledge_update_evaluation_scores_as_of_questions(
+    rui: tuple[Memory, tuple[str, ...]],
+) -> None:
+    """Asked at its times the as-of question passes at both; asked now (the baseline) the
+    newer statement comes first, so the question at ``as_of`` misses.
+    """
+    memory, namespace = rui
+    fact = UpdateFact(
+        "rui-home",
+        namespace[1],
+        "Rui",
+        "home",
+        OLDER,
+        NEWER,
+        "Where does Rui live now?",
+        "Where did Rui live in 2022?",
+        as_of=MID_2023,
+        as_of_question="Where does Rui live?",
+        as_of_after=EARLY_2025,
+    )
+    facts = UpdateSet((), (fact,))
+    report = await evaluate_updates(memory, facts, namespace[0], k=5)
+    (outcome,) = report.outcomes
+    assert outcome.as_of_ok and outcome.after_ok, report.format()
+    older, newer = outcome.as_of_ranks or (None, None)
+    assert older == 1 and newer is None
+    assert report.summary()[1] == (
+        "as-of: older in top 3 and above newer at as_of in 1/1 (100.0%); "
+        "newer above older at as_of_after in 1/1 (100.0%)"
+    )
+    baseline = await evaluate_updates(memory, facts, namespace[0], k=5, as_of=False)
+    (now,) = baseline.outcomes
+    assert now.as_of_ok is False and now.after_ok is True, baseline.format()
+    assert now.as_of_ranks == now.after_ranks
+    assert "as-of miss rui-home" in baseline.format()
