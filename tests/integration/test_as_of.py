@@ -10,6 +10,7 @@ concert in others (the painting shares the fewest words with the week question).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -22,6 +23,7 @@ from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.eval.knowledge_updates import UpdateFact, UpdateSet, evaluate_updates
 from langmemcore.memory import Memory
+from langmemcore.retrieval.cost import track_search_cost
 from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.retriever import MemoryRetriever
 from langmemcore.storage import Database
@@ -115,6 +117,23 @@ async def test_k_is_filled_with_notes_observed_by_then(
     few = await memory.asearch(namespace, "Rui Sofia", k=k, as_of=MID_2023)
     assert len(few) == k == len(before)
     assert not source_keys(few) & LATER
+
+
+async def test_a_shallow_search_as_of_a_time_goes_deeper_to_fill_k(
+    rui: tuple[Memory, tuple[str, ...]],
+) -> None:
+    """Channels ranking one note each find the 2024 notes first; the search runs again
+    deeper until ``k`` notes observed by mid-2023 are found.
+    """
+    memory, namespace = rui
+    shallow = replace(memory.retrieval, depth=1)
+    question = "Did Rui move to Berlin and Kreuzberg?"
+    now = await memory.asearch(namespace, question, k=3, config=shallow)
+    assert rank(now, NEWER) == 1 and len(now) < 3
+    with track_search_cost() as cost:
+        then = await memory.asearch(namespace, question, k=3, config=shallow, as_of=MID_2023)
+    assert len(then) == 3 and not source_keys(then) & LATER
+    assert cost.searches > 1
 
 
 async def test_before_anything_was_said_nothing_is_returned(
