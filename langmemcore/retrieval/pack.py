@@ -35,7 +35,14 @@ from langmemcore.text import content_stem_set, content_term_set, content_terms
 from langmemcore.text.change import announces_change, changed_things, states_present
 from langmemcore.text.user import subject_of
 
-__all__ = ["RetrievedNote", "SourceRef", "estimate_tokens", "order_sources", "pack_notes"]
+__all__ = [
+    "RetrievedNote",
+    "SourceRef",
+    "estimate_tokens",
+    "observed_part",
+    "order_sources",
+    "pack_notes",
+]
 
 _SELF = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
 _REFERENCE = re.compile(
@@ -120,8 +127,8 @@ async def pack_notes(
     present or the state before a change (``state``), the best ``k`` are then ordered by
     supersession (see :mod:`~langmemcore.retrieval.supersession`). A merged note's sources come most
     query-relevant first (see :func:`order_sources`). With ``observed`` (note -> keys of
-    the sources observed by the search's reference time) a note keeps only those sources,
-    and supersession reads only them.
+    the sources observed by the search's reference time) a note keeps only those (see
+    :func:`observed_part`), and supersession reads only them.
     """
     query_terms = set(content_terms(query))
     head = list(fused[: max(k * 2, pool if diversity > 0 else 0)])
@@ -131,11 +138,7 @@ async def pack_notes(
         head = diversify(head, vectors, 1.0 - diversity, k)
     notes = await repo.note_evidence(namespace, [f.note_id for f in head])
     if observed is not None:
-        notes = {
-            i: note._replace(sources=tuple(s for s in note.sources if s.key in observed[i]))
-            for i, note in notes.items()
-            if i in observed
-        }
+        notes = {i: observed_part(note, observed[i]) for i, note in notes.items() if i in observed}
     head = [f for f in head if f.note_id in notes]
     if state is not None:
         head = await _supersede(repo, namespace, head[:k], notes, state)
@@ -160,6 +163,18 @@ async def pack_notes(
             )
         )
     return packed
+
+
+def observed_part(note: Evidence, keys: frozenset[str]) -> Evidence:
+    """``note`` with only the sources whose keys are in ``keys``; when some were left out,
+    its context becomes the kept sources' texts (``speaker: text``, in event order), so
+    that nothing of the others is returned.
+    """
+    kept = tuple(source for source in note.sources if source.key in keys)
+    if len(kept) == len(note.sources):
+        return note
+    context = " ".join(f"{s.speaker}: {s.text}" if s.speaker else s.text for s in kept)
+    return note._replace(sources=kept, context=context)
 
 
 def statement_of(

@@ -136,6 +136,26 @@ async def test_a_shallow_search_as_of_a_time_goes_deeper_to_fill_k(
     assert cost.searches > 1
 
 
+PRETZEL = [
+    ObservationIn("p1", "My beagle Pretzel loves chasing pigeons.", "Jonas", SPRING_2022),
+    ObservationIn("p2", "Pretzel, my beagle, still loves chasing pigeons!", "Jonas", SPRING_2024),
+]
+
+
+async def test_a_merged_note_keeps_only_what_was_observed_by_then(
+    database: Database, embeddings: LocalEmbeddings, ingested: Ingested
+) -> None:
+    namespace = await ingested("as-of-merge", PRETZEL)
+    memory = Memory(database, embeddings)
+    (merged,) = await memory.asearch(namespace, "Which dog does Jonas have?", k=5)
+    assert [s.key for s in merged.sources] == ["p1", "p2"]
+    assert "2024" in merged.context
+    (then,) = await memory.asearch(namespace, "Which dog does Jonas have?", k=5, as_of=MID_2023)
+    assert then.note_id == merged.note_id
+    assert [s.key for s in then.sources] == ["p1"]
+    assert then.context == "Jonas: My beagle Pretzel loves chasing pigeons."
+
+
 async def test_before_anything_was_said_nothing_is_returned(
     rui: tuple[Memory, tuple[str, ...]],
 ) -> None:
