@@ -1,7 +1,8 @@
 """Benchmark: knowledge updates (a fact that changes) on the project's test set.
 
 Run from the repository root: ``python benchmarks/knowledge_updates.py
-[tests/data/knowledge_updates.json] [--url URL] [--without CHANNEL ...]``
+[tests/data/knowledge_updates.json] [--url URL] [--without CHANNEL ...] [--as-of-baseline]
+[--summary]``
 
 Each conversation of the set is remembered in its own namespace of one Postgres (a fresh
 embedded server in a temporary folder unless ``--url`` / ``DATABASE_URL``) through
@@ -9,8 +10,12 @@ embedded server in a temporary folder unless ``--url`` / ``DATABASE_URL``) throu
 default settings; then every fact's current-state and past-period questions go through
 ``Memory.asearch`` (k = 20). Reports the share of current-state questions whose newer
 statement's note ranks above the older's, the share of past-period questions with the
-older statement in the top 3, and every miss. ``--without`` repeats the questions, on the
-same memory, with those channels switched off (e.g. ``--without profile``).
+older statement in the top 3, and every miss. Facts with ``as_of`` times also have their
+``as_of_question`` asked as of ``as_of`` (older statement in the top 3 and above the newer)
+and ``as_of_after`` (newer above older). ``--as-of-baseline`` asks those questions again
+without a time (reference time now). ``--without`` repeats the questions, on the same
+memory, with those channels switched off (e.g. ``--without profile``). ``--summary``
+prints the summary lines only (for a blind set).
 """
 
 from __future__ import annotations
@@ -25,7 +30,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from langmemcore.embeddings import LocalEmbeddings
-from langmemcore.eval.knowledge_updates import evaluate_updates, ingest_update_set, load_update_set
+from langmemcore.eval.knowledge_updates import (
+    UpdateReport,
+    evaluate_updates,
+    ingest_update_set,
+    load_update_set,
+)
 from langmemcore.memory import Memory
 from langmemcore.storage import Database, upgrade
 from langmemcore.storage.embedded import embedded_database_url
@@ -36,7 +46,12 @@ DEFAULT_PATH = Path("tests/data/knowledge_updates.json")
 """The project's knowledge-update set."""
 
 
-async def _run(path: Path, url: str | None, without: list[str]) -> None:
+async def _run(
+    path: Path, url: str | None, without: list[str], baseline: bool, summary: bool
+) -> None:
+    def show(report: UpdateReport) -> None:
+        print("\n".join(report.summary()) if summary else report.format())
+
     if url is None:
         url = embedded_database_url(Path(tempfile.mkdtemp(prefix="lmc-bench-")))
     database = Database(url)
@@ -49,12 +64,15 @@ async def _run(path: Path, url: str | None, without: list[str]) -> None:
     await ingest_update_set(memory, updates, prefix)
     print(f"{len(updates.facts)} facts, ingested in {time.perf_counter() - start:.0f} s")
     print("## default settings")
-    print((await evaluate_updates(memory, updates, prefix)).format())
+    show(await evaluate_updates(memory, updates, prefix))
+    if baseline:
+        print("## as-of questions asked without a time (reference time now)")
+        show(await evaluate_updates(memory, updates, prefix, as_of=False))
     if without:
         kept = tuple(c for c in memory.retrieval.channels if c not in without)
         config = replace(memory.retrieval, channels=kept)
         print(f"## without {', '.join(without)}")
-        print((await evaluate_updates(memory, updates, prefix, config=config)).format())
+        show(await evaluate_updates(memory, updates, prefix, config=config))
     await database.dispose()
 
 
@@ -64,8 +82,12 @@ def main() -> None:
     parser.add_argument("path", type=Path, nargs="?", default=DEFAULT_PATH, help="the set")
     parser.add_argument("--url", default=os.environ.get("DATABASE_URL"))
     parser.add_argument("--without", nargs="*", default=[], help="channels to switch off")
+    parser.add_argument(
+        "--as-of-baseline", action="store_true", help="as-of questions again without a time"
+    )
+    parser.add_argument("--summary", action="store_true", help="summary lines only")
     args = parser.parse_args()
-    asyncio.run(_run(args.path, args.url, args.without))
+    asyncio.run(_run(args.path, args.url, args.without, args.as_of_baseline, args.summary))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from langmemcore._errors import InvalidInputError
 __all__ = [
     "LIMITS",
     "Limits",
+    "check_as_of",
     "check_count",
     "check_event_time",
     "check_filter",
@@ -172,6 +173,30 @@ def check_event_time(value: object) -> datetime | None:
     if value is None or isinstance(value, datetime):
         return value
     raise InvalidInputError(f"event_time must be a datetime or None, got {_describe(value)}")
+
+
+def check_as_of(value: object) -> datetime | None:
+    """``None`` or a timezone-aware time a search is asked at: a ``datetime`` or an ISO 8601
+    string (``"2023-06-30T00:00:00+00:00"``); a naive time, another string or another type
+    is refused.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value
+        try:
+            value = datetime.fromisoformat(text.strip())
+        except ValueError:
+            raise InvalidInputError(
+                f"as_of must be an ISO 8601 time with a timezone, got {text[:40]!r}"
+            ) from None
+    if not isinstance(value, datetime):
+        raise InvalidInputError(f"as_of must be a datetime or None, got {_describe(value)}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidInputError(
+            f"as_of must carry a timezone (e.g. {value.isoformat()}+00:00), got a naive time"
+        )
+    return value
 
 
 def check_query(query: object) -> str:

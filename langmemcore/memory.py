@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -19,7 +20,7 @@ from langmemcore._bridge import sync_twin
 from langmemcore._errors import InvalidInputError, LangMemCoreError
 from langmemcore._namespace import validate_namespace
 from langmemcore._progress import ProgressLike
-from langmemcore._validate import check_count, check_search
+from langmemcore._validate import LIMITS, check_as_of, check_count, check_search
 from langmemcore._warmup import start_warm_up, wait_warm_up
 from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.construction.apply import ApplyResult
@@ -42,10 +43,29 @@ from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.retrieval.active import SearchMode, active_notes, check_mode
 from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.retrieval.query_vectors import QueryVectorCache
+from langmemcore.retrieval.state import RetrievalInput
 from langmemcore.storage.database import Database
 from langmemcore.storage.migrations import open_schema
 
 __all__ = ["Memory"]
+
+
+def _deeper_search(
+    search: RetrievalInput, state: dict[str, Any], config: RetrievalConfig
+) -> RetrievalConfig | None:
+    """Settings for a search ``as_of`` a time to run again with channels ranking four times
+    as deep, when it found fewer than ``k`` notes observed by then, no token budget cut it
+    short and some channel stopped at its depth (more notes could be eligible); else
+    ``None``.
+    """
+    results, depth = state["results"], config.depth
+    if search.get("as_of") is None or search.get("token_budget") is not None:
+        return None
+    if len(results) >= search["k"] or depth >= LIMITS.k:
+        return None
+    if not any(len(r.note_ids) >= depth for r in state.get("rankings", ())):
+        return None
+    return replace(config, depth=min(LIMITS.k, 4 * depth))
 
 
 class Memory:
@@ -287,6 +307,7 @@ class Memory:
         config: RetrievalConfig | None = None,
         min_confidence: float | None = None,
         mode: SearchMode = "passive",
+        as_of: datetime | None = None,
     ) -> SearchResults:
         """Find the evidence for ``query``: decompose -> channels -> fuse -> refine -> pack,
         or with ``mode="active"`` MRAgent's traversal agent, driven by the memory's ``llm``
@@ -305,32 +326,44 @@ class Memory:
             min_confidence: Leave out notes whose confidence ``tau`` is below this, before
                 the cut at ``k``.
             mode: ``"passive"`` (the retrieval graph) or ``"active"`` (the traversal agent).
+            as_of: The time to search at (timezone-aware): memory as it stood then. Only
+                notes with a source observed by then (its event time, else when it was
+                ingested) are returned, with those sources alone; "now", "still" and
+                relative dates in the query ("last week", "yesterday") are read against
+                it, so the latest statement before it comes first. ``None``: now.
 
         Returns:
             Notes in rank order with their sources, channels and scores (a list).
 
         Raises:
             ConfigurationError: ``mode="active"`` without a tool-calling ``llm``.
+            InvalidInputError: ``as_of`` is naive or not a time, or is given with
+                ``mode="active"``.
         """
         ns = validate_namespace(namespace)
         check_search(query, k, token_budget, min_confidence)
+        when = check_as_of(as_of)
         settings = config or self.retrieval
         context = RetrievalContext(self.database, self.query_vectors, settings, self.llm)
         if check_mode(mode) == "active":
+            if when is not None:
+                raise InvalidInputError("as_of applies to passive search only")
             with track_usage() as usage:
                 found = await active_notes(context, ns, query, k, token_budget, min_confidence)
             return await self._formal_layer.log_search(ns, query, found, usage)
+        search: RetrievalInput = {
+            "namespace": ns,
+            "query": query,
+            "k": k or settings.k_final,
+            "token_budget": token_budget,
+            "min_confidence": min_confidence,
+            "as_of": when,
+        }
         with track_usage() as usage:
-            state = await self._retrieval_graph.ainvoke(
-                {
-                    "namespace": ns,
-                    "query": query,
-                    "k": k,
-                    "token_budget": token_budget,
-                    "min_confidence": min_confidence,
-                },
-                context=context,
-            )
+            state = await self._retrieval_graph.ainvoke(search, context=context)
+            while deeper := _deeper_search(search, state, context.config):
+                context = RetrievalContext(self.database, self.query_vectors, deeper, self.llm)
+                state = await self._retrieval_graph.ainvoke(search, context=context)
         return await self._formal_layer.log_search(ns, query, state["results"], usage)
 
     async def afeedback(

@@ -10,6 +10,7 @@ increasing down the list) and the note id. Drops into any LCEL chain
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -23,7 +24,7 @@ from pydantic import Field, ValidationError
 from langmemcore._bridge import run_sync, sync_twin
 from langmemcore._errors import InvalidInputError
 from langmemcore._namespace import validate_namespace
-from langmemcore._validate import LIMITS, check_k, check_score
+from langmemcore._validate import LIMITS, check_as_of, check_k, check_score
 from langmemcore.formal.layer import SearchResults
 from langmemcore.memory import Memory
 from langmemcore.profiles.profile import Profile
@@ -110,15 +111,22 @@ class MemoryRetriever(BaseRetriever):
     """``"passive"`` (the retrieval graph) or ``"active"`` (MRAgent's traversal agent, driven
     by the memory's tool-calling ``llm``; without one a search raises ``ConfigurationError``)."""
 
+    as_of: datetime | None = None
+    """Search memory as it stood at this time (timezone-aware; an ISO 8601 string is read
+    as one): see ``as_of`` of :meth:`Memory.asearch`. ``None``: now."""
+
     def __init__(self, **data: Any) -> None:
         """Check the fields with langmemcore's errors (pydantic's, reworded, for the rest).
 
         Raises:
             InvalidNamespaceError: ``namespace`` breaks LangGraph's rules or a limit.
-            InvalidInputError: Another field is missing or has the wrong type or range.
+            InvalidInputError: Another field is missing or has the wrong type or range, or
+                ``as_of`` is naive or not a time.
         """
         if "namespace" in data:
             data["namespace"] = validate_namespace(data["namespace"])
+        if "as_of" in data:
+            data["as_of"] = check_as_of(data["as_of"])
         try:
             super().__init__(**data)
         except ValidationError as exc:
@@ -143,6 +151,7 @@ class MemoryRetriever(BaseRetriever):
             token_budget=self.token_budget,
             min_confidence=self.min_confidence,
             mode=self.mode,
+            as_of=self.as_of,
         )
         return self._documents(notes, min_score)
 

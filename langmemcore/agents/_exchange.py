@@ -21,6 +21,7 @@ __all__ = [
     "is_question",
     "latest_human",
     "message_time",
+    "stated_time",
     "new_exchange",
 ]
 
@@ -104,17 +105,23 @@ def _as_time(value: Any) -> datetime | None:
     return None
 
 
-def message_time(message: BaseMessage, default: datetime) -> datetime:
-    """When a message was said: an ``event_time`` / ``created_at`` / ``timestamp`` in its
-    ``additional_kwargs`` or ``response_metadata`` (a datetime, ISO text or epoch seconds),
-    else ``default``.
+def stated_time(message: BaseMessage) -> datetime | None:
+    """When a message says it was said: an ``event_time`` / ``created_at`` / ``timestamp``
+    in its ``additional_kwargs`` or ``response_metadata`` (a datetime, ISO text or epoch
+    seconds; a naive time is UTC), else ``None``.
     """
     for bag in (message.additional_kwargs, message.response_metadata):
         for key in _TIME_KEYS:
             found = _as_time(bag.get(key))
             if found is not None:
                 return found
-    return default
+    return None
+
+
+def message_time(message: BaseMessage, default: datetime) -> datetime:
+    """When a message was said (see :func:`stated_time`), else ``default``."""
+    found = stated_time(message)
+    return default if found is None else found
 
 
 def _line(speaker: str | None, when: datetime | None, text: str) -> str:

@@ -28,6 +28,7 @@ from langmemcore.agents._exchange import (
     latest_human,
     message_time,
     new_exchange,
+    stated_time,
 )
 from langmemcore.agents._memory_source import MemoryLike, MemorySource
 from langmemcore.agents._namespace_template import (
@@ -84,7 +85,8 @@ class MemoryMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         agent.invoke({"messages": [("user", "I moved to Berlin.")]}, context={"user_id": "ana"})
         ```
 
-    Recall: the latest human message is the query (reference time: now); the notes found
+    Recall: the latest human message is the query, asked as of the message's time when it
+    carries one (see ``message_time``), else now; the notes found
     are added to the system message as ``- [date] speaker: text`` lines within
     ``token_budget``. The model calls of one turn's tool loop reuse that turn's recall.
 
@@ -169,7 +171,7 @@ class MemoryMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         if cached is not None:
             return cached
         memory = await self.source.aget()
-        found = await memory.asearch(namespace, human.text, k=self.k)
+        found = await memory.asearch(namespace, human.text, k=self.k, as_of=stated_time(human))
         block = format_recall(found, self.token_budget)
         with self._recalls_lock:
             self._recalls[cache_key] = block

@@ -144,6 +144,13 @@ def _search_command(sub: argparse._SubParsersAction, common: _Parser) -> None:
         help="'provider:model' chat model, e.g. openai:gpt-4o (OpenAI-compatible endpoints "
         "via OPENAI_BASE_URL); needed by --active",
     )
+    search.add_argument(
+        "--as-of",
+        default=None,
+        metavar="ISO-TIME",
+        help="search memory as it stood at this time, with its timezone "
+        "(e.g. 2023-06-30T00:00:00+00:00)",
+    )
     search.set_defaults(func=cmd_search)
 
 

@@ -16,6 +16,7 @@ from langchain_core.language_models import BaseChatModel
 
 from langmemcore._errors import ConfigurationError, InvalidInputError, LangMemCoreError
 from langmemcore._namespace import decode_namespace, validate_namespace
+from langmemcore._validate import check_as_of
 from langmemcore.cli._format import evidence_lines, stats_lines, topic_lines
 from langmemcore.cli._llm import ACTIVE_NEEDS_LLM, chat_model
 from langmemcore.formal.layer import SearchResults
@@ -167,19 +168,22 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    """Print the evidence for a query (``--active``: found by the ``--llm`` model's traversal).
+    """Print the evidence for a query (``--active``: found by the ``--llm`` model's traversal;
+    ``--as-of``: memory as it stood at that time).
 
     Raises:
         ConfigurationError: ``--active`` without ``--llm``, or an unusable ``--llm``.
+        InvalidInputError: ``--as-of`` is not an ISO 8601 time with a timezone.
     """
     namespace = parse_namespace(args.namespace)
+    as_of = check_as_of(args.as_of)
     if args.active and not args.llm:
         raise ConfigurationError(ACTIVE_NEEDS_LLM)
     llm = chat_model(args.llm) if args.llm else None
     mode: SearchMode = "active" if args.active else "passive"
 
     def search(memory: Memory) -> Awaitable[SearchResults]:
-        return memory.asearch(namespace, args.query, k=args.k, mode=mode)
+        return memory.asearch(namespace, args.query, k=args.k, mode=mode, as_of=as_of)
 
     notes = _with_memory(args, search, llm)
     print(f"Q: {args.query}")

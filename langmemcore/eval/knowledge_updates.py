@@ -12,7 +12,12 @@ through :meth:`Memory.aingest_many`; every question goes through :meth:`Memory.a
 - a **current-state** question passes when the first note holding the newer turn ranks
   strictly above the first note holding the older one (or the older is not returned);
 - a **past-period** question passes when the older turn is among the sources of the top
-  ``PAST_TOP`` notes (3).
+  ``PAST_TOP`` notes (3);
+- for a fact with an ``as_of`` time, its ``as_of_question`` asked as of that time passes
+  when the older turn is in the top ``PAST_TOP`` notes and ranks above the newer one (or
+  the newer is not returned); asked as of ``as_of_after`` it passes when the newer turn
+  ranks above the older one (or the older is not returned). As a baseline the same
+  questions can be asked without a time (``as_of=False``: the reference time is now).
 """
 
 from __future__ import annotations
@@ -162,6 +167,9 @@ class FactOutcome:
         older_rank_past: 1-based rank of the first note holding the older turn, for the
             past-period question.
         newer_rank_past: The same for the newer turn, for that question.
+        as_of_ranks: (older, newer) ranks for the ``as_of_question`` asked at ``as_of``
+            (``None``: the fact has no such question).
+        after_ranks: The same, asked at ``as_of_after`` (``None``: no such time).
     """
 
     fact: UpdateFact
@@ -169,6 +177,8 @@ class FactOutcome:
     older_rank_current: int | None
     older_rank_past: int | None
     newer_rank_past: int | None = None
+    as_of_ranks: tuple[int | None, int | None] | None = None
+    after_ranks: tuple[int | None, int | None] | None = None
 
     @property
     def current_ok(self) -> bool:
@@ -181,6 +191,26 @@ class FactOutcome:
     def past_ok(self) -> bool:
         """The older statement is within the top ``PAST_TOP`` notes."""
         return self.older_rank_past is not None and self.older_rank_past <= PAST_TOP
+
+    @property
+    def as_of_ok(self) -> bool | None:
+        """Asked at ``as_of``: the older statement in the top ``PAST_TOP`` and above the
+        newer (``None``: not asked).
+        """
+        if self.as_of_ranks is None:
+            return None
+        older, newer = self.as_of_ranks
+        return older is not None and older <= PAST_TOP and (newer is None or older < newer)
+
+    @property
+    def after_ok(self) -> bool | None:
+        """Asked at ``as_of_after``: the newer statement above the older (``None``: not
+        asked).
+        """
+        if self.after_ranks is None:
+            return None
+        older, newer = self.after_ranks
+        return newer is not None and (older is None or newer < older)
 
 
 @dataclass(frozen=True)
@@ -203,14 +233,30 @@ class UpdateReport:
         """Share of past-period questions finding the older statement in the top 3."""
         return sum(o.past_ok for o in self.outcomes) / max(len(self.outcomes), 1)
 
-    def format(self) -> str:
-        """A summary line and one line per failing question."""
+    def summary(self) -> list[str]:
+        """The summary lines: current-state and past-period, then (when the set has
+        as-of questions) the as-of questions at ``as_of`` and at ``as_of_after``.
+        """
         n = len(self.outcomes)
         lines = [
             f"current-state: newer above older in {sum(o.current_ok for o in self.outcomes)}"
             f"/{n} ({100 * self.current_share:.1f}%); past-period: older in top {PAST_TOP} in "
             f"{sum(o.past_ok for o in self.outcomes)}/{n} ({100 * self.past_share:.1f}%)"
         ]
+        before = [o.as_of_ok for o in self.outcomes if o.as_of_ok is not None]
+        after = [o.after_ok for o in self.outcomes if o.after_ok is not None]
+        if before or after:
+            lines.append(
+                f"as-of: older in top {PAST_TOP} and above newer at as_of in "
+                f"{sum(before)}/{len(before)} ({100 * sum(before) / max(len(before), 1):.1f}%); "
+                f"newer above older at as_of_after in {sum(after)}/{len(after)} "
+                f"({100 * sum(after) / max(len(after), 1):.1f}%)"
+            )
+        return lines
+
+    def format(self) -> str:
+        """The summary lines and one line per failing question."""
+        lines = self.summary()
         for o in self.outcomes:
             if not o.current_ok:
                 lines.append(
@@ -220,6 +266,11 @@ class UpdateReport:
             if not o.past_ok:
                 lines.append(
                     f"  past miss {o.fact.id}: older {o.older_rank_past} ({o.fact.past_question})"
+                )
+            if o.as_of_ok is False or o.after_ok is False:
+                lines.append(
+                    f"  as-of miss {o.fact.id}: at as_of {o.as_of_ranks}, after "
+                    f"{o.after_ranks} (older, newer) ({o.fact.as_of_question})"
                 )
         return "\n".join(lines)
 
@@ -231,6 +282,20 @@ def _rank(notes: Sequence[RetrievedNote], key: str) -> int | None:
     return None
 
 
+async def _ranks_at(
+    memory: Memory,
+    fact: UpdateFact,
+    ns: tuple[str, ...],
+    question: str,
+    k: int,
+    config: RetrievalConfig | None,
+    when: datetime | None,
+) -> tuple[int | None, int | None]:
+    """(older, newer) ranks for ``question`` asked as of ``when`` (``None``: now)."""
+    notes = await memory.asearch(ns, question, k=k, config=config, as_of=when)
+    return _rank(notes, fact.older), _rank(notes, fact.newer)
+
+
 async def evaluate_updates(
     memory: Memory,
     updates: UpdateSet,
@@ -238,8 +303,9 @@ async def evaluate_updates(
     *,
     config: RetrievalConfig | None = None,
     k: int = 20,
+    as_of: bool = True,
 ) -> UpdateReport:
-    """Ask every fact's two questions of the namespaces :func:`ingest_update_set` filled.
+    """Ask every fact's questions of the namespaces :func:`ingest_update_set` filled.
 
     Args:
         memory: The memory holding the set.
@@ -247,6 +313,8 @@ async def evaluate_updates(
         prefix: The namespaces' first label.
         config: Retrieval settings (default: the memory's).
         k: Notes asked for per question.
+        as_of: Ask the as-of questions at their times; ``False`` asks each once without
+            a time (reference time now) and scores that one answer at both times.
     """
     outcomes = []
     for fact in updates.facts:
@@ -254,7 +322,21 @@ async def evaluate_updates(
         current = await memory.asearch(ns, fact.current_question, k=k, config=config)
         past = await memory.asearch(ns, fact.past_question, k=k, config=config)
         newer, older = _rank(current, fact.newer), _rank(current, fact.older)
+        before = after = None
+        if fact.as_of_question and fact.as_of is not None:
+            ask = (ns, fact.as_of_question, k, config)
+            before = await _ranks_at(memory, fact, *ask, fact.as_of if as_of else None)
+            if fact.as_of_after is not None:
+                after = await _ranks_at(memory, fact, *ask, fact.as_of_after) if as_of else before
         outcomes.append(
-            FactOutcome(fact, newer, older, _rank(past, fact.older), _rank(past, fact.newer))
+            FactOutcome(
+                fact,
+                newer,
+                older,
+                _rank(past, fact.older),
+                _rank(past, fact.newer),
+                before,
+                after,
+            )
         )
     return UpdateReport(tuple(outcomes))

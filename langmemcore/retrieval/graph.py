@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -68,6 +69,7 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         llm=ctx.llm,
         lookup=stored_cues(ctx.database, state["namespace"]),
         subjects=subjects,
+        reference=reference_time(state),
         vectors=_first_vectors(config),
         speakers=config.speaker_query_neutral_names and "speaker" in config.channels,
     )
@@ -79,6 +81,11 @@ async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         "channels": _round_channels(config, 0),
         "refinable": config.max_rounds > 1 and bool(_round_channels(config, 1)),
     }
+
+
+def reference_time(state: RetrievalState) -> datetime:
+    """The time the search is asked at: its ``as_of``, else now."""
+    return state.get("as_of") or datetime.now(UTC)
 
 
 def fan_out(state: RetrievalState) -> list[Send] | Literal["channel_fuse_pack"]:
@@ -303,6 +310,7 @@ async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
         known=known,
         lookup=stored_cues(ctx.database, state["namespace"]),
         subjects=state["plan"].subjects,
+        reference=reference_time(state),
     )
     count(refined=int(round == 1), subquery_rounds=1)
     return {
@@ -314,11 +322,18 @@ async def refine(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
 
 async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
     """Load the best notes with their sources (only confident enough ones when the
-    search asks for ``min_confidence``, before the cut at ``k``).
+    search asks for ``min_confidence``, before the cut at ``k``). A search ``as_of`` a time
+    keeps the notes with a source observed by then, and of their sources those alone,
+    before the cut at ``k``.
     """
     ctx, fused, floor = runtime.context, state["fused"], state.get("min_confidence")
-    plan = state.get("plan")
+    plan, as_of = state.get("plan"), state.get("as_of")
     async with Repository.open(ctx.database, autocommit=True) as repo:
+        observed = None
+        if as_of is not None:
+            ids = [f.note_id for f in fused]
+            observed = await repo.observed_sources(state["namespace"], ids, as_of)
+            fused = [f for f in fused if f.note_id in observed]
         if floor is not None:
             confident = await repo.confident_note_ids(
                 state["namespace"], [f.note_id for f in fused], floor
@@ -333,6 +348,7 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
             token_budget=state.get("token_budget"),
             diversity=ctx.config.diversity,
             pool=ctx.config.diversity_pool,
+            observed=observed,
             state=None
             if plan is None
             else state_question(plan.text, plan.times, plan.entities, ctx.config),

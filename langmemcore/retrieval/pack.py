@@ -35,7 +35,14 @@ from langmemcore.text import content_stem_set, content_term_set, content_terms
 from langmemcore.text.change import announces_change, changed_things, states_present
 from langmemcore.text.user import subject_of
 
-__all__ = ["RetrievedNote", "SourceRef", "estimate_tokens", "order_sources", "pack_notes"]
+__all__ = [
+    "RetrievedNote",
+    "SourceRef",
+    "estimate_tokens",
+    "observed_part",
+    "order_sources",
+    "pack_notes",
+]
 
 _SELF = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
 _REFERENCE = re.compile(
@@ -109,6 +116,7 @@ async def pack_notes(
     token_budget: int | None = None,
     diversity: float = 0.0,
     pool: int = 60,
+    observed: Mapping[int, frozenset[str]] | None = None,
     state: StateQuestion | None = None,
 ) -> list[RetrievedNote]:
     """Load the best ``k`` active notes with their sources, within ``token_budget``.
@@ -118,7 +126,9 @@ async def pack_notes(
     and the evidence is read for the best ``k`` of that order. For a question about the
     present or the state before a change (``state``), the best ``k`` are then ordered by
     supersession (see :mod:`~langmemcore.retrieval.supersession`). A merged note's sources come most
-    query-relevant first (see :func:`order_sources`).
+    query-relevant first (see :func:`order_sources`). With ``observed`` (note -> keys of
+    the sources observed by the search's reference time) a note keeps only those (see
+    :func:`observed_part`), and supersession reads only them.
     """
     query_terms = set(content_terms(query))
     head = list(fused[: max(k * 2, pool if diversity > 0 else 0)])
@@ -127,6 +137,8 @@ async def pack_notes(
         head = [f for f in head if f.note_id in vectors]
         head = diversify(head, vectors, 1.0 - diversity, k)
     notes = await repo.note_evidence(namespace, [f.note_id for f in head])
+    if observed is not None:
+        notes = {i: observed_part(note, observed[i]) for i, note in notes.items() if i in observed}
     head = [f for f in head if f.note_id in notes]
     if state is not None:
         head = await _supersede(repo, namespace, head[:k], notes, state)
@@ -151,6 +163,18 @@ async def pack_notes(
             )
         )
     return packed
+
+
+def observed_part(note: Evidence, keys: frozenset[str]) -> Evidence:
+    """``note`` with only the sources whose keys are in ``keys``; when some were left out,
+    its context becomes the kept sources' texts (``speaker: text``, in event order), so
+    that nothing of the others is returned.
+    """
+    kept = tuple(source for source in note.sources if source.key in keys)
+    if len(kept) == len(note.sources):
+        return note
+    context = " ".join(f"{s.speaker}: {s.text}" if s.speaker else s.text for s in kept)
+    return note._replace(sources=kept, context=context)
 
 
 def statement_of(

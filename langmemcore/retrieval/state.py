@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, ClassVar, Required
 
 from langchain_core.embeddings import Embeddings
@@ -58,6 +59,7 @@ class RetrievalState(TypedDict, total=False):
     k: int
     token_budget: int | None
     min_confidence: float | None
+    as_of: datetime | None
     channels: tuple[str, ...]
     group: tuple[str, ...]
     plan: QueryPlan
@@ -75,7 +77,8 @@ class RetrievalState(TypedDict, total=False):
 
 class RetrievalInput(TypedDict, total=False):
     """What one search takes (the output is the whole state; its ``results`` are the
-    evidence).
+    evidence). ``as_of`` (timezone-aware) is the reference time: memory as it stood then,
+    relative dates in the query read against it; absent or ``None``, it is now.
     """
 
     namespace: Required[tuple[str, ...]]
@@ -83,6 +86,7 @@ class RetrievalInput(TypedDict, total=False):
     k: int
     token_budget: int | None
     min_confidence: float | None
+    as_of: datetime | None
 
 
 Ctx = Runtime[RetrievalContext]

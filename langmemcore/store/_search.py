@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from langgraph.store.base import SearchItem, SearchOp
@@ -88,13 +89,15 @@ async def _rank_namespace(
     *,
     wanted: int,
     omit_expired: bool,
+    as_of: datetime | None,
 ) -> list[_Ranked]:
     """The indexed items of ``ns`` that pass ``filter`` named by the notes found for
-    ``query``: at least ``wanted`` of them when that many can be found.
+    ``query`` (memory as it stood at ``as_of``, if given): at least ``wanted`` of them
+    when that many can be found.
     """
     k = min(LIMITS.k, max(memory.retrieval.k_final, 3 * wanted))
     while True:
-        notes = await memory.asearch(ns, query, k=k)
+        notes = await memory.asearch(ns, query, k=k, as_of=as_of)
         async with Repository.open(memory.database) as repo:
             found = [(ns, note) for note in notes]
             ranked = await _ranked_items(repo, found, filter, omit_expired=omit_expired)
@@ -167,9 +170,12 @@ async def _rank_across(
     return ranked
 
 
-async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -> list[SearchItem]:
+async def search_by_query(
+    memory: Memory, op: SearchOp, *, omit_expired: bool, as_of: datetime | None = None
+) -> list[SearchItem]:
     """Rank the indexed items under the prefix by their best note's retrieval score
-    (ties: most recently updated first), ``op.limit`` items from ``op.offset``.
+    (ties: most recently updated first), ``op.limit`` items from ``op.offset``; with
+    ``as_of``, by memory as it stood then.
 
     A prefix covering one namespace with indexed items is searched through the retrieval
     graph (every channel: topics, keywords, neighbours, the refinement loop, ordering by
@@ -191,10 +197,18 @@ async def search_by_query(memory: Memory, op: SearchOp, *, omit_expired: bool) -
     if not namespaces:
         return []
     wanted = op.offset + op.limit
-    if len(namespaces) == 1:
-        ranked = await _rank_namespace(
-            memory, namespaces[0], op.query, op.filter, wanted=wanted, omit_expired=omit_expired
-        )
+    if len(namespaces) == 1 or as_of is not None:
+        ranked = []
+        for ns in namespaces:
+            ranked += await _rank_namespace(
+                memory,
+                ns,
+                op.query,
+                op.filter,
+                wanted=wanted,
+                omit_expired=omit_expired,
+                as_of=as_of,
+            )
     else:
         ranked = await _rank_across(
             memory, namespaces, op.query, op.filter, wanted=wanted, omit_expired=omit_expired

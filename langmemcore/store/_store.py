@@ -28,13 +28,23 @@ the background until it succeeds; meanwhile ``pending()`` counts the items waiti
 ``search(query=...)`` returns an :class:`~langmemcore.store._queue.ItemSearchResults`
 (a list) whose ``incomplete`` / ``pending`` say that items of the searched namespaces are
 still being built (and logs a warning).
+
+Memory as of a time: ``store.as_of(t)`` is a read-only view of the same store whose
+``search(query=...)`` ranks items by memory as it stood at ``t`` (see ``as_of`` of
+:meth:`Memory.asearch <langmemcore.Memory.asearch>`): an item whose observations were all
+made after ``t`` is not found, and a result's notes keep only the sources observed by
+then. ``BaseStore.search`` has no such argument, so the time belongs to the view; its
+``get``, plain ``search`` and ``list_namespaces`` read the items as they are, and its
+``put`` / ``delete`` raise ``InvalidInputError``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Literal, cast
 
@@ -53,8 +63,9 @@ from langgraph.store.base import (
 )
 
 from langmemcore._bridge import run_sync, sync_twin
-from langmemcore._errors import ConfigurationError
+from langmemcore._errors import ConfigurationError, InvalidInputError
 from langmemcore._progress import ProgressLike
+from langmemcore._validate import check_as_of
 from langmemcore.config import ConstructionConfig, LLMConfig, RetrievalConfig
 from langmemcore.embeddings import EmbeddingsLike, embedding_dims
 from langmemcore.formal.config import FormalConfig
@@ -136,6 +147,7 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         self._sweeper = TTLSweeper(self.sweep_ttl)
         self._loop = running_loop()
         self._coalescers: dict[asyncio.AbstractEventLoop, Coalescer] = {}
+        self._as_of: datetime | None = None
 
     @functools.cached_property
     def index_config(self) -> IndexConfig | None:
@@ -192,6 +204,28 @@ class MemoryStore(CheckedNamespaces, BaseStore):
 
     open = classmethod(sync_twin(aopen))
 
+    def as_of(self, when: datetime | str) -> MemoryStore:
+        """A read-only view of this store whose searches by query see memory as it stood
+        at ``when`` (a timezone-aware ``datetime`` or ISO 8601 string); see the module
+        docstring. The view shares the store's memory and queue: close the store, not
+        the view.
+
+        Raises:
+            InvalidInputError: ``when`` is naive, malformed or ``None``.
+        """
+        reference = check_as_of(when)
+        if reference is None:
+            raise InvalidInputError("as_of needs a time, got None")
+        view = copy.copy(self)
+        view._as_of = reference
+        view._coalescers = {}
+        return view
+
+    @property
+    def reference_time(self) -> datetime | None:
+        """The time this view searches at (``None``: now, a store that is not a view)."""
+        return self._as_of
+
     @property
     def _omit_expired(self) -> bool:
         return bool(self.ttl_config and self.ttl_config.get("omit_expired"))
@@ -220,6 +254,8 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         ops = list(ops)
         for op in ops:
             check_op(op)
+        if self._as_of is not None and any(isinstance(op, PutOp) for op in ops):
+            raise InvalidInputError("a store view as of a time is read-only: put on the store")
         puts = prepare_puts(
             [op for op in ops if isinstance(op, PutOp)],
             self.index,
@@ -246,7 +282,7 @@ class MemoryStore(CheckedNamespaces, BaseStore):
         omit = self._omit_expired
         for i, op in enumerate(ops):
             if isinstance(op, SearchOp) and op.query and self.index.enabled:
-                found = await search_by_query(self.memory, op, omit_expired=omit)
+                found = await search_by_query(self.memory, op, omit_expired=omit, as_of=self._as_of)
                 results[i] = await self._queue.annotate(op.namespace_prefix, found)
         async with Repository.open(self.memory.database) as repo:
             gets = [(i, op) for i, op in enumerate(ops) if isinstance(op, GetOp)]
@@ -384,12 +420,18 @@ class MemoryStore(CheckedNamespaces, BaseStore):
     warm_up = sync_twin(awarm_up)
 
     def close(self) -> None:
-        """Stop the TTL sweeper and wait for background construction."""
+        """Stop the TTL sweeper and wait for background construction (a view as of a
+        time leaves both to its store).
+        """
+        if self._as_of is not None:
+            return
         self.stop_ttl_sweeper()
         self.flush()
 
     async def aclose(self) -> None:
         """Async twin of :meth:`close`."""
+        if self._as_of is not None:
+            return
         await self.stop_ttl_sweeper()
         await self.aflush()
 

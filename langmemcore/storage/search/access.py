@@ -322,6 +322,21 @@ class SearchAccess(SessionBound):
         rows = await self._rows(evidence.evidence_across(encoded, note_ids))
         return {row.id: (decode_namespace(row.namespace), _evidence(row)) for row in rows}
 
+    async def observed_sources(
+        self, namespace: Sequence[str], note_ids: Sequence[int], as_of: datetime
+    ) -> dict[int, frozenset[str]]:
+        """The keys of the source observations of ``note_ids`` observed at or before
+        ``as_of`` (their event time, else when they were ingested), by note; a note with no
+        such source is left out.
+        """
+        if not note_ids:
+            return {}
+        prepared = evidence.observed_sources(encode_namespace(namespace), note_ids, as_of)
+        found: dict[int, set[str]] = {}
+        for note_id, key in await self._rows(prepared):
+            found.setdefault(int(note_id), set()).add(key)
+        return {note_id: frozenset(keys) for note_id, keys in found.items()}
+
     async def note_vectors(
         self, namespace: Sequence[str], note_ids: Sequence[int]
     ) -> dict[int, npt.NDArray[np.float32]]:

@@ -13,6 +13,7 @@ binary about 1.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -28,9 +29,9 @@ from langmemcore.storage.models import (
     Topic,
     TopicKeyword,
 )
-from langmemcore.storage.prepared import Prepared, id_array, text_array, text_param
+from langmemcore.storage.prepared import Prepared, id_array, text_array, text_param, time_param
 
-__all__ = ["evidence_across", "evidence_rows", "vector_rows"]
+__all__ = ["evidence_across", "evidence_rows", "observed_sources", "vector_rows"]
 
 
 def _evidence_select(namespace: Any) -> Select:
@@ -135,3 +136,30 @@ def vector_rows(namespace: str, note_ids: Sequence[int]) -> Prepared:
     (binary, see :func:`~langmemcore.storage.models.decode_vector`).
     """
     return Prepared(_vector_rows(), {"namespace": namespace, "note_ids": list(note_ids)})
+
+
+@cache
+def _observed_sources() -> Select:
+    namespace, ids = text_param("namespace"), any_(id_array("note_ids"))
+    observed = func.coalesce(Observation.event_time, Observation.ingested_at)
+    return (
+        select(NoteSource.note_id, Observation.key)
+        .select_from(NoteSource)
+        .join(
+            Observation,
+            (Observation.id == NoteSource.observation_id) & (Observation.namespace == namespace),
+        )
+        .where(
+            NoteSource.namespace == namespace,
+            NoteSource.note_id == ids,
+            observed <= time_param("as_of"),
+        )
+    )
+
+
+def observed_sources(namespace: str, note_ids: Sequence[int], as_of: datetime) -> Prepared:
+    """(``note_id``, ``key``) of the source observations of ``note_ids`` observed at or
+    before ``as_of``: at their event time, or when they were ingested if they have none.
+    """
+    params = {"namespace": namespace, "note_ids": list(note_ids), "as_of": as_of}
+    return Prepared(_observed_sources(), params)
