@@ -21,12 +21,9 @@ of what was stored before it (:attr:`LangMemCoreError.report`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from langgraph.store.base import InvalidNamespaceError as _LangGraphInvalidNamespaceError
-
-if TYPE_CHECKING:
-    from langmemcore.construction.bulk import IngestReport
 
 __all__ = [
     "ConfigurationError",
@@ -55,7 +52,7 @@ class LangMemCoreError(Exception):
             idempotent on (namespace, key), so the stored ones come back ``unchanged``.
     """
 
-    report: IngestReport | None = None
+    report: Any = None
 
 
 class InvalidNamespaceError(LangMemCoreError, _LangGraphInvalidNamespaceError):

@@ -212,8 +212,7 @@ class Memory:
         Args:
             namespace: Where to remember them.
             observations: The observations, in event order.
-            batch_size: Observations drafted (and embedded) per batch; the first batches
-                are smaller (8, 16, 32, ...) so that applying starts early.
+            batch_size: Observations drafted (and embedded) per batch (smaller at first).
             progress: ``True`` for a progress bar on stderr, or a ``(done, total)`` callback.
             evolve_at_end: ``False``: topics evolve only as due, as :meth:`aingest` does.
 
@@ -223,24 +222,14 @@ class Memory:
         Raises:
             DatabaseUnavailableError: The database went away part way.
             ObservationConflictError: A stored key has different content.
-            InvalidInputError: An observation is malformed or the database refused its
-                value.
+            InvalidInputError: An observation is malformed or its value was refused.
 
-        An error that stopped the ingest part way carries the report of the
-        observations stored before it (``error.report``; each observation is stored in
-        a transaction of its own, so none is half stored). Re-sending the same call is
-        safe: observations are idempotent on (namespace, key), so the stored ones come
-        back ``unchanged`` and nothing is duplicated.
+        An error that stops it part way carries ``.report``, what was stored before it;
+        re-sending the call is safe (observations are idempotent on namespace and key).
         """
         ns = validate_namespace(namespace)
         check_count(batch_size, "batch_size", minimum=1)
-        items, limit = list(observations), self.config.max_observation_chars
-        for item in items:
-            if not isinstance(item, ObservationIn):
-                raise InvalidInputError(f"observations must be ObservationIn, got {item!r:.60}")
-            checked_observation(
-                item.text, item.key, item.speaker, item.event_time, item.metadata, limit
-            )
+        items = _checked_observations(observations, self.config.max_observation_chars)
         bulk = BulkIngest(
             self._graph,
             self._context,
@@ -313,24 +302,19 @@ class Memory:
         or with ``mode="active"`` MRAgent's traversal agent, driven by the memory's ``llm``
         (see :func:`~langmemcore.retrieval.active.active_notes`).
 
-        The search is written to the query log (its id is ``SearchResults.query_id``; pass
-        it to :meth:`afeedback` once the answer is judged).
+        The search is logged (``SearchResults.query_id``, for :meth:`afeedback`).
 
         Args:
             namespace: Where to search.
             query: The question (an empty or blank query raises ``InvalidInputError``).
-            k: Notes returned at most (default ``k_final``); a note may hold several
-                observations (its ``sources``, most query-relevant first).
+            k: Notes returned at most (default ``k_final``), each with its ``sources``.
             token_budget: Stop packing notes past this many (estimated) tokens.
             config: Retrieval settings for this call (default: the memory's).
-            min_confidence: Leave out notes whose confidence ``tau`` is below this, before
-                the cut at ``k``.
+            min_confidence: Leave out notes of lower confidence ``tau``, before the cut.
             mode: ``"passive"`` (the retrieval graph) or ``"active"`` (the traversal agent).
-            as_of: The time to search at (timezone-aware): memory as it stood then. Only
-                notes with a source observed by then (its event time, else when it was
-                ingested) are returned, with those sources alone; "now", "still" and
-                relative dates in the query ("last week", "yesterday") are read against
-                it, so the latest statement before it comes first. ``None``: now.
+            as_of: The time to search at (timezone-aware; ``None``: now): only sources
+                observed by then are returned, and "now" and relative dates are read
+                against it.
 
         Returns:
             Notes in rank order with their sources, channels and scores (a list).
@@ -360,11 +344,18 @@ class Memory:
             "as_of": when,
         }
         with track_usage() as usage:
+            results = await self._passive(search, context)
+        return await self._formal_layer.log_search(ns, query, results, usage)
+
+    async def _passive(self, search: RetrievalInput, context: RetrievalContext) -> list[Any]:
+        """The retrieval graph's results for ``search``, run again with deeper channels
+        while an ``as_of`` search found fewer than k notes observed by then.
+        """
+        state = await self._retrieval_graph.ainvoke(search, context=context)
+        while deeper := _deeper_search(search, state, context.config):
+            context = RetrievalContext(self.database, self.query_vectors, deeper, self.llm)
             state = await self._retrieval_graph.ainvoke(search, context=context)
-            while deeper := _deeper_search(search, state, context.config):
-                context = RetrievalContext(self.database, self.query_vectors, deeper, self.llm)
-                state = await self._retrieval_graph.ainvoke(search, context=context)
-        return await self._formal_layer.log_search(ns, query, state["results"], usage)
+        return list(state["results"])
 
     async def afeedback(
         self,
@@ -471,3 +462,19 @@ class Memory:
     subjects = sync_twin(asubjects)
     flush = sync_twin(aflush)
     warm_up = sync_twin(awarm_up)
+
+
+def _checked_observations(observations: Iterable[ObservationIn], limit: int) -> list[ObservationIn]:
+    """The observations as a list, each checked before anything is written.
+
+    Raises:
+        InvalidInputError: One is not an ``ObservationIn`` or is malformed.
+    """
+    items = list(observations)
+    for item in items:
+        if not isinstance(item, ObservationIn):
+            raise InvalidInputError(f"observations must be ObservationIn, got {item!r:.60}")
+        checked_observation(
+            item.text, item.key, item.speaker, item.event_time, item.metadata, limit
+        )
+    return items
