@@ -12,7 +12,8 @@ from the 1451 real turns, whose ``"Speaker: text"`` contexts, keywords (by
   event time by ``30 c`` days, add the other turn's first keyword and take as vector the
   normalised ``v_base + 0.35 v_other + N(0, 0.02^2 I)`` (seed per namespace). Texts are
   unique within a namespace.
-- Each note has one source observation (text, speaker, event time as UTC), its keywords
+- Each note has one source observation (text, speaker, event time as UTC, its analysis as
+  ingest writes it, :func:`~langmemcore.analysis.analyze`), its keywords
   (``notes.keywords``, ``note_keywords``), ``notes.speakers`` and 1-2 ``related_to`` edges
   (strength 0.5-0.9, tag = a shared keyword) to the same turn's note one cycle earlier and /
   or the previous note of the cycle.
@@ -33,7 +34,9 @@ import numpy as np
 import numpy.typing as npt
 import psycopg
 from langchain_core.embeddings import Embeddings
+from psycopg.types.json import Jsonb
 
+from langmemcore.analysis import analyze
 from langmemcore.locomo import Conversation, Turn
 from langmemcore.text import analyze_observation, normalize_keyword
 
@@ -180,7 +183,7 @@ def _reserve(cur: psycopg.Cursor[Any], table: str, n: int) -> list[int]:
 
 _COLUMNS = {
     "observations": "id int8, namespace text, key text, content text, content_hash varchar, "
-    "speaker text, event_time timestamptz",
+    "speaker text, event_time timestamptz, analysis jsonb",
     "notes": "id int8, namespace text, context text, embedding vector, thread_embedding vector, "
     "keywords text[], speakers text[], event_time timestamptz",
     "note_sources": "namespace text, note_id int8, observation_id int8",
@@ -223,7 +226,16 @@ def load_notes(
         digest = [hashlib.sha256(note.text.encode()).hexdigest() for note in notes]
         tables: dict[str, Iterable[Sequence[Any]]] = {
             "observations": (
-                (obs[i], ns, f"syn-{i}", t.text, digest[i], t.speaker, t.event_time)
+                (
+                    obs[i],
+                    ns,
+                    f"syn-{i}",
+                    t.text,
+                    digest[i],
+                    t.speaker,
+                    t.event_time,
+                    Jsonb(analyze(t.text, t.context).to_json()),
+                )
                 for i, t in enumerate(notes)
             ),
             "notes": (

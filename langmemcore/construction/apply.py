@@ -170,6 +170,7 @@ async def _append(
             "speaker": observation.speaker,
             "event_time": observation.event_time,
             "meta": observation.metadata,
+            "analysis": draft.analysis.to_json(),
         },
         note={
             "context": draft.context,
@@ -187,7 +188,11 @@ async def _append(
     )
     if appended is None:
         record = await repo.insert_observation(
-            namespace, observation.key, observation.text, max_chars=max_chars
+            namespace,
+            observation.key,
+            observation.text,
+            analysis=draft.analysis.to_json(),
+            max_chars=max_chars,
         )
         return ApplyResult("unchanged", record.id, None, (), (), "already ingested")
     return ApplyResult(
@@ -231,6 +236,7 @@ async def _merge(
         speaker=observation.speaker,
         event_time=observation.event_time,
         metadata=observation.metadata,
+        analysis=draft.analysis.to_json(),
         max_chars=max_chars,
     )
     if not record.created:

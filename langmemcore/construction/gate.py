@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
+from langmemcore.analysis import Analysis
 from langmemcore.config import ConstructionConfig
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.text import content_term_set, content_terms
@@ -59,6 +60,8 @@ class NoteDraft:
             (:mod:`~langmemcore.construction.thread`).
         thread_embedding: Embedding of ``context`` after ``lead`` (empty without a lead:
             the note's thread vector is then its own embedding).
+        analysis: What the observation says (:func:`~langmemcore.analysis.analyze`),
+            stored with it.
     """
 
     context: str
@@ -71,6 +74,7 @@ class NoteDraft:
     statements: tuple[AspectStatement, ...] = ()
     lead: str | None = None
     thread_embedding: tuple[float, ...] = ()
+    analysis: Analysis = field(default_factory=Analysis)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from langchain_core.language_models import BaseChatModel
 
 from langmemcore._errors import LLMOutputError, LLMUnavailableError, safe_error_text
 from langmemcore._validate import check_event_time, check_observation
+from langmemcore.analysis import analyze
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction.gate import NoteDraft
 from langmemcore.construction.thread import thread_text
@@ -247,6 +248,7 @@ async def make_drafts(
             statements=said,
             lead=lead,
             thread_embedding=tuple(thread),
+            analysis=analyze(o.text, t.context),
         )
         for o, t, v, said, lead, thread in zip(
             observations,

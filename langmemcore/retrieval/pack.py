@@ -4,11 +4,11 @@ notes or at a token budget.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
+from langmemcore.analysis import Analysis
 from langmemcore.retrieval.cost import count
 from langmemcore.retrieval.fusion import Fused, diversify
 from langmemcore.retrieval.state_question import (
@@ -17,7 +17,6 @@ from langmemcore.retrieval.state_question import (
     aspect_term,
     named_things,
     names_speaker,
-    statement_aspect_terms,
 )
 from langmemcore.retrieval.supersession import (
     CONFLICTS,
@@ -31,8 +30,7 @@ from langmemcore.retrieval.supersession import (
 from langmemcore.storage.notes.thread_access import Exchange, Said
 from langmemcore.storage.repository import Repository
 from langmemcore.storage.search.access import Evidence
-from langmemcore.text import content_stem_set, content_term_set, content_terms
-from langmemcore.text.change import announces_change, changed_things, states_present
+from langmemcore.text import content_term_set, content_terms
 from langmemcore.text.user import subject_of
 
 __all__ = [
@@ -43,11 +41,6 @@ __all__ = [
     "order_sources",
     "pack_notes",
 ]
-
-_SELF = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
-_REFERENCE = re.compile(
-    r"\b(?:that|this|those|these|your|ur|yer|the)\s+((?:[\w']+\s+)?[\w']+)", re.IGNORECASE
-)
 
 
 @dataclass(frozen=True)
@@ -150,7 +143,7 @@ async def pack_notes(
         if token_budget is not None and packed and spent + cost > token_budget:
             break
         spent += cost
-        sources = [SourceRef(*source) for source in note.sources]
+        sources = [SourceRef(*source[:4]) for source in note.sources]
         packed.append(
             RetrievedNote(
                 note_id=note.id,
@@ -182,25 +175,34 @@ def statement_of(
     stated: Mapping[str, frozenset[str]] | None = None,
     asked: frozenset[str] = frozenset(),
 ) -> Statement:
-    """A loaded note as supersession reads it (its speakers, latest time, terms, vector,
-    whether and what it says changed); ``stated``: the aspect terms the semantic layer
-    read in observations, by key (see :func:`stated_aspects`), joined to its terms;
-    ``asked``: those of the question it answers and of the reply naming what it said (see
-    :func:`answered_aspects`, :func:`replied_aspects`).
+    """A loaded note as supersession reads it, from its sources' stored analyses (see
+    :mod:`~langmemcore.analysis`): its speakers, latest time, terms, vector, whether and
+    what it says changed; ``stated``: the aspect terms the semantic layer read in
+    observations, by key (see :func:`stated_aspects`), joined to its terms; ``asked``:
+    those of the question it answers and of the reply naming what it said (see
+    :func:`answered_aspects`, :func:`replied_aspects`). What changed is what a clause
+    announcing a change names of the note's keywords, its speakers' names left out.
     """
     times = [s.event_time for s in note.sources if s.event_time is not None]
     speakers = frozenset(subject_of(s.speaker).lower() for s in note.sources)
     profile = frozenset().union(*((stated or {}).get(s.key, frozenset()) for s in note.sources))
+    analyses = [Analysis.from_json(s.analysis) for s in note.sources]
+    said = frozenset().union(*(a.stems | _aspect_terms(a.aspects) for a in analyses))
+    changed = frozenset().union(*(a.changed(note.keywords, speakers) for a in analyses))
     return Statement(
         note.id,
         speakers,
         max(times) if times else None,
-        content_stem_set(note.context) | statement_aspect_terms(note.context) | profile | asked,
+        said | profile | asked,
         note.vector,
-        announces_change(note.context),
-        changed_things(note.context, tuple(note.keywords), speakers),
-        states_present(note.context),
+        any(a.changes for a in analyses),
+        changed,
+        any(a.present for a in analyses),
     )
+
+
+def _aspect_terms(aspects: frozenset[str]) -> frozenset[str]:
+    return frozenset(aspect_term(aspect) for aspect in aspects)
 
 
 async def stated_aspects(
@@ -226,24 +228,26 @@ def answered_aspects(note: Evidence, lead: Said | None) -> frozenset[str]:
     question is the note's lead (the turn before it in its thread) when someone other
     than the note's speakers asked it.
     """
-    if lead is None or "?" not in lead.text or not lead.speaker:
+    if lead is None or lead.analysis is None or not lead.speaker:
         return frozenset()
-    if _said_by(note, lead.speaker):
+    analysis = Analysis.from_json(lead.analysis)
+    if not analysis.asks or _said_by(note, lead.speaker):
         return frozenset()
-    return statement_aspect_terms(lead.text)
+    return _aspect_terms(analysis.aspects)
 
 
 def replied_aspects(note: Evidence, reply: Said | None) -> frozenset[str]:
     """The aspects of what a note said that its reply names, as terms: another speaker,
     neither asking nor speaking of themselves, refers back to it by a definite, demonstrative
     or second-person phrase ("Also the Micra failed the NCT" -> "That car is held together
-    with prayers" is about a vehicle; "ur goldfish is always depressed").
+    with prayers" is about a vehicle; "ur goldfish is always depressed"; see
+    :attr:`~langmemcore.analysis.Analysis.refers_to`).
     """
-    if reply is None or not reply.speaker or "?" in reply.text or _SELF.search(reply.text):
+    if reply is None or reply.analysis is None or not reply.speaker:
         return frozenset()
     if _said_by(note, reply.speaker):
         return frozenset()
-    return frozenset().union(*map(statement_aspect_terms, _REFERENCE.findall(reply.text)))
+    return _aspect_terms(Analysis.from_json(reply.analysis).refers_to)
 
 
 def _said_by(note: Evidence, speaker: str) -> bool:

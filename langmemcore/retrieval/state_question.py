@@ -30,7 +30,6 @@ from functools import lru_cache
 
 from langmemcore.config import RetrievalConfig
 from langmemcore.profiles.question import text_aspects
-from langmemcore.profiles.statement_cues import statement_aspects
 from langmemcore.text import TimeMention, content_stem_set
 from langmemcore.text.tokens import fold_apostrophes
 from langmemcore.text.user import USER, asks_about_user
@@ -52,7 +51,6 @@ __all__ = [
     "names_speaker",
     "situation_terms",
     "state_question",
-    "statement_aspect_terms",
 ]
 
 _CURRENT = re.compile(
@@ -129,15 +127,6 @@ def aspect_terms(text: str) -> frozenset[str]:
     contexts search after search.
     """
     return frozenset(aspect_term(aspect) for aspect in text_aspects(text))
-
-
-def statement_aspect_terms(text: str) -> frozenset[str]:
-    """The profile aspects a statement speaks of, as terms: by cue words as
-    :func:`aspect_terms`, and by the words it names
-    (:func:`~langmemcore.profiles.statement_cues.statement_aspects`: "my flatmate" ->
-    ``"aspect:home"``).
-    """
-    return frozenset(aspect_term(aspect) for aspect in statement_aspects(text))
 
 
 def aspect_term(aspect: str) -> str:

@@ -22,7 +22,7 @@ content, or a replaced profile value), or when the newer one announces a change 
 how things stand now (:func:`~langmemcore.text.change.announces_change`: "quit", "moved",
 "no more", "passed away", "I'm translating now" ...) and the two are about the same thing
 (a gate edge, a shared focus term, embeddings as similar as the gate requires to link two
-notes, or the thing the change names, :func:`~langmemcore.text.change.changed_things`: "I
+notes, or the thing the change names, :meth:`~langmemcore.analysis.Analysis.changed`: "I
 sold the Panda" and the older "my old Fiat Panda"). Same-topic statements that accumulate
 ("I painted a lake", later "I painted a sunset") supersede nothing: a change must be said
 or judged, or asked for: a question saying "now", "still", "these days" puts the later of two
@@ -71,13 +71,13 @@ class Statement:
         note_id: The note.
         speakers: Who said its source observations (lowercase).
         time: The latest event time of its sources, if known.
-        terms: The stems of its context's content words, its
-            :func:`statement_aspect_terms`, and the aspects the semantic layer read in its
-            sources (as :func:`aspect_term`).
+        terms: The stems of its context's content words, the profile aspects it speaks
+            of and those the semantic layer read in its sources (as
+            :func:`~langmemcore.retrieval.state_question.aspect_term`).
         vector: Its normalised embedding.
         changes: Whether its text announces a change
             (:func:`~langmemcore.text.change.announces_change`).
-        changed: What it says changed (:func:`~langmemcore.text.change.changed_things`):
+        changed: What it says changed (:meth:`~langmemcore.analysis.Analysis.changed`):
             a newer statement that names a thing the older one speaks of is about the
             same thing.
         present: Whether its text says that something started or how it stands now

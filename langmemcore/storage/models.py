@@ -132,6 +132,8 @@ class Observation(Base):
     event_time: Mapped[datetime | None]
     ingested_at: Mapped[datetime] = mapped_column(server_default=func.now())
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", server_default="{}")
+    analysis: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    """What it says, worked out when it was written (see :mod:`~langmemcore.analysis`)."""
 
 
 class Note(Base):

@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from langmemcore.text.tokens import content_stem_set, fold_apostrophes
+from langmemcore.text.tokens import fold_apostrophes
 
-__all__ = ["announces_change", "change_clauses", "changed_things", "states_present"]
+__all__ = ["announces_change", "change_clauses", "states_present"]
 
 _BE = r"(?:is|are|was|were|am|'s|'re|'m)"
 _ENDING = (
@@ -161,19 +161,3 @@ def states_present(text: str) -> bool:
     does. Cached like :func:`change_clauses`.
     """
     return any(_PRESENT.search(sentence) for sentence in _statements(text))
-
-
-@lru_cache(maxsize=8192)
-def changed_things(
-    text: str, keywords: tuple[str, ...], speakers: frozenset[str]
-) -> frozenset[str]:
-    """What a statement says changed: the stems of its keywords that a clause announcing a
-    change names ("Ben finally sold the Panda and bought a Toyota" -> ``panda``,
-    ``toyota``; "Keto's over for Dev" -> ``keto``), without its speakers' names; empty
-    when it announces none. Cached like :func:`change_clauses`.
-    """
-    clauses = change_clauses(text)
-    if not clauses:
-        return frozenset()
-    named = content_stem_set(" ".join(clauses)) & content_stem_set(" ".join(keywords))
-    return named - content_stem_set(" ".join(speakers))

@@ -11,12 +11,17 @@ from typing import NamedTuple
 
 import pytest
 
+from langmemcore.analysis import Analysis
 from langmemcore.cli import main
 from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.storage import Database
 from langmemcore.storage.diagnostics import statement_hooks
+
+UNANALYSED = Analysis().to_json()
+"""The analysis of an observation that states nothing later steps read (for tests that
+write observations through the storage layer directly)."""
 
 
 class CliRun(NamedTuple):

@@ -11,7 +11,9 @@ import psycopg
 import pytest
 
 from langmemcore import MigrationRequiredError
+from langmemcore.analysis import analyze
 from langmemcore.storage import Database, downgrade, head_revision, upgrade
+from langmemcore.text import analyze_observation
 from tests.conftest import REPO_ROOT, libpq_url
 
 TABLES = {
@@ -217,6 +219,57 @@ def test_thread_vectors_migration_gives_existing_notes_their_own_embedding(
         columns = conn.execute(
             "SELECT count(*) FROM pg_attribute WHERE attrelid = 'notes'::regclass "
             "AND attname = 'thread_embedding' AND NOT attisdropped"
+        ).fetchone()
+    assert columns == (0,)
+    upgrade(db)
+    assert asyncio.run(db.schema_revision()) == head_revision()
+
+
+def test_analysis_migration_analyses_existing_observations(fresh_database_url: str) -> None:
+    """Revision 0012 analyses every observation already stored: the one a note was built
+    from alone through that note's context, the others through their offline draft; the
+    column is required from then on, and a downgrade drops it.
+    """
+    db = Database(fresh_database_url)
+    upgrade(db, revision="0011")
+    vector = "[" + ",".join(["0.1"] * 384) + "]"
+    said, context = "I sold the Panda, no more car for me.", "Dana: Dana sold the Panda."
+    reply = "ur dog is cuter tho"
+    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
+        conn.execute(
+            "INSERT INTO observations (namespace, key, content, content_hash, speaker) "
+            "VALUES ('n', 'a', %s, 'h1', 'Dana'), ('n', 'b', %s, 'h2', 'Omar')",
+            (said, reply),
+        )
+        conn.execute(
+            "INSERT INTO notes (namespace, context, embedding, thread_embedding) "
+            "VALUES ('n', %s, %s, %s)",
+            (context, vector, vector),
+        )
+        conn.execute(
+            "INSERT INTO note_sources (namespace, note_id, observation_id) "
+            "SELECT 'n', (SELECT id FROM notes), id FROM observations WHERE key = 'a'"
+        )
+    upgrade(db)
+    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
+        stored = dict(conn.execute("SELECT key, analysis FROM observations").fetchall())
+        with pytest.raises(psycopg.errors.NotNullViolation):
+            conn.execute(
+                "INSERT INTO observations (namespace, key, content, content_hash) "
+                "VALUES ('n', 'c', 't', 'h3')"
+            )
+    drafted = analyze_observation(reply, speaker="Omar", event_time=None).context
+    assert stored == {
+        "a": analyze(said, context).to_json(),
+        "b": analyze(reply, drafted).to_json(),
+    }
+    assert stored["a"]["changes"] and "panda" in stored["a"]["change_stems"]
+    assert "pet" in stored["b"]["refers_to"]
+    downgrade(db, revision="0011")
+    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
+        columns = conn.execute(
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = 'observations'::regclass "
+            "AND attname = 'analysis' AND NOT attisdropped"
         ).fetchone()
     assert columns == (0,)
     upgrade(db)

@@ -11,7 +11,7 @@ from langmemcore.profiles import AspectStatement
 from langmemcore.profiles.replay import forget_statements, rebuild_profiles, record_statements
 from langmemcore.storage import Database, Repository, downgrade, upgrade
 from tests.conftest import libpq_url
-from tests.integration.conftest import sql_statements
+from tests.integration.conftest import UNANALYSED, sql_statements
 
 PROFILE_TABLES = {"profile_statements", "profile_values", "profile_value_sources"}
 
@@ -27,7 +27,9 @@ async def observe(
     when: datetime | None,
     *statements: AspectStatement,
 ) -> int:
-    record = await repo.insert_observation(ns, key, f"text of {key}", event_time=when)
+    record = await repo.insert_observation(
+        ns, key, f"text of {key}", event_time=when, analysis=UNANALYSED
+    )
     await record_statements(repo, ns, record.id, statements)
     return record.id
 
@@ -111,7 +113,9 @@ async def test_forgetting_statements_replays_their_chains(
 
 async def test_reads_for_the_channel(database: Database, ns: tuple[str, ...]) -> None:
     async with Repository.open(database) as repo:
-        lyon = await repo.insert_observation(ns, "a", "I live in Lyon", event_time=day(1))
+        lyon = await repo.insert_observation(
+            ns, "a", "I live in Lyon", event_time=day(1), analysis=UNANALYSED
+        )
         note = await repo.insert_note(
             ns,
             context="Nadia lives in Lyon",
@@ -177,8 +181,8 @@ def test_profile_migration_up_down_up(fresh_database_url: str) -> None:
     assert profile_tables(fresh_database_url) == PROFILE_TABLES
     with psycopg.connect(libpq_url(fresh_database_url)) as conn:
         conn.execute(
-            "INSERT INTO observations (namespace, key, content, content_hash) "
-            "VALUES ('n', 'k', 't', 'h')"
+            "INSERT INTO observations (namespace, key, content, content_hash, analysis) "
+            "VALUES ('n', 'k', 't', 'h', '{}')"
         )
         conn.execute(
             "INSERT INTO profile_statements (namespace, observation_id, position, subject, "

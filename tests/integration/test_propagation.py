@@ -15,6 +15,7 @@ from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.retrieval.propagation import propagation_channel
 from langmemcore.storage import Database, Repository, Scored
 from langmemcore.storage.models import Note
+from tests.integration.conftest import UNANALYSED
 
 # the seed shares "campfire" with the bridge, "melanie" with everyone (a hub at a cap
 # of 3 carriers) and "hiking trail" with no one; an edge joins it to the lake note
@@ -43,7 +44,9 @@ async def built(database: Database, embeddings: LocalEmbeddings, ns: tuple[str, 
     async with Repository.open(database) as repo:
         kw = await repo.upsert_keywords(ns, list(zip(names, vectors, strict=True)))
         for (label, (context, kws)), vector in zip(NOTES.items(), note_vectors, strict=True):
-            obs = await repo.insert_observation(ns, label, context, speaker="Melanie")
+            obs = await repo.insert_observation(
+                ns, label, context, speaker="Melanie", analysis=UNANALYSED
+            )
             ids[label] = await repo.insert_note(
                 ns,
                 context=context,

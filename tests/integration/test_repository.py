@@ -12,6 +12,7 @@ from langmemcore import InvalidInputError, ObservationConflictError
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import Edge, Note, NoteKeyword, Observation
+from tests.integration.conftest import UNANALYSED
 
 TEXTS = [
     "Caroline went to an LGBTQ support group meeting yesterday.",
@@ -37,9 +38,13 @@ async def test_same_observation_key_twice_gives_one_row(
     database: Database, ns: tuple[str, ...]
 ) -> None:
     async with Repository.open(database) as repo:
-        first = await repo.insert_observation(ns, "D1:1", "Hello there", speaker="Caroline")
+        first = await repo.insert_observation(
+            ns, "D1:1", "Hello there", speaker="Caroline", analysis=UNANALYSED
+        )
     async with Repository.open(database) as repo:
-        second = await repo.insert_observation(ns, "D1:1", "Hello there", speaker="Caroline")
+        second = await repo.insert_observation(
+            ns, "D1:1", "Hello there", speaker="Caroline", analysis=UNANALYSED
+        )
     assert first.created and not second.created
     assert first.id == second.id
     assert await count_observations(database, ns) == 1
@@ -49,10 +54,10 @@ async def test_same_key_with_other_content_is_a_conflict(
     database: Database, ns: tuple[str, ...]
 ) -> None:
     async with Repository.open(database) as repo:
-        await repo.insert_observation(ns, "k", "original")
+        await repo.insert_observation(ns, "k", "original", analysis=UNANALYSED)
     with pytest.raises(ObservationConflictError):
         async with Repository.open(database) as repo:
-            await repo.insert_observation(ns, "k", "changed")
+            await repo.insert_observation(ns, "k", "changed", analysis=UNANALYSED)
     assert await count_observations(database, ns) == 1
 
 
@@ -63,7 +68,7 @@ async def test_nearest_note_order_matches_python_cosine(
     async with Repository.open(database) as repo:
         ids = []
         for i, (text, vector) in enumerate(zip(TEXTS, vectors, strict=True)):
-            obs = await repo.insert_observation(ns, f"k{i}", text)
+            obs = await repo.insert_observation(ns, f"k{i}", text, analysis=UNANALYSED)
             ids.append(
                 await repo.insert_note(
                     ns, context=text, embedding=vector, keywords=[], source_ids=[obs.id]
@@ -87,7 +92,7 @@ async def test_ten_megabyte_text_gets_a_clear_error_and_nothing_is_stored(
     huge = "memory " * (10 * 1024 * 1024 // 7)
     with pytest.raises(InvalidInputError, match="limit is 250,000"):
         async with Repository.open(database) as repo:
-            await repo.insert_observation(ns, "huge", huge)
+            await repo.insert_observation(ns, "huge", huge, analysis=UNANALYSED)
     assert await count_observations(database, ns) == 0
 
 
@@ -97,7 +102,7 @@ async def test_text_within_the_limit_is_stored_whole(
     big = "".join(f"line {i}: something worth remembering\n" for i in range(6000))
     assert len(big) > 200_000
     async with Repository.open(database) as repo:
-        await repo.insert_observation(ns, "big", big)
+        await repo.insert_observation(ns, "big", big, analysis=UNANALYSED)
     async with Repository.open(database) as repo:
         stored = await repo._session.scalar(
             select(Observation.content).where(Observation.namespace == ".".join(ns))
@@ -108,7 +113,7 @@ async def test_text_within_the_limit_is_stored_whole(
 async def test_empty_text_gets_a_clear_error(database: Database, ns: tuple[str, ...]) -> None:
     with pytest.raises(InvalidInputError, match="empty"):
         async with Repository.open(database) as repo:
-            await repo.insert_observation(ns, "empty", "   ")
+            await repo.insert_observation(ns, "empty", "   ", analysis=UNANALYSED)
     assert await count_observations(database, ns) == 0
 
 
@@ -124,7 +129,7 @@ async def test_keywords_edges_topics_lineage(
         assert again == {names[0]: kw[names[0]]}
         notes = []
         for i in range(3):
-            obs = await repo.insert_observation(ns, f"o{i}", TEXTS[i])
+            obs = await repo.insert_observation(ns, f"o{i}", TEXTS[i], analysis=UNANALYSED)
             notes.append(
                 await repo.insert_note(
                     ns,
@@ -182,7 +187,7 @@ async def test_topics_and_their_notes(
     vectors = embeddings.embed_documents(names)
     async with Repository.open(database) as repo:
         kw = await repo.upsert_keywords(ns, list(zip(names, vectors, strict=True)))
-        obs = await repo.insert_observation(ns, "o", TEXTS[1])
+        obs = await repo.insert_observation(ns, "o", TEXTS[1], analysis=UNANALYSED)
         note = await repo.insert_note(
             ns, context=TEXTS[1], embedding=vectors[0], keywords=["painting"], source_ids=[obs.id]
         )
@@ -225,8 +230,8 @@ async def test_insert_note_links_sources_and_keywords_and_edges_reach_only_activ
     vectors = embeddings.embed_documents(TEXTS[:4])
     async with Repository.open(database) as repo:
         kw = await repo.upsert_keywords(ns, [("lake", vectors[0]), ("sunrise", vectors[1])])
-        first = await repo.insert_observation(ns, "a", TEXTS[0])
-        second = await repo.insert_observation(ns, "b", TEXTS[1])
+        first = await repo.insert_observation(ns, "a", TEXTS[0], analysis=UNANALYSED)
+        second = await repo.insert_observation(ns, "b", TEXTS[1], analysis=UNANALYSED)
         note = await repo.insert_note(
             ns,
             context=TEXTS[0],
@@ -237,7 +242,7 @@ async def test_insert_note_links_sources_and_keywords_and_edges_reach_only_activ
         )
         targets = []
         for i, where in enumerate([ns, ns, ns, other]):
-            obs = await repo.insert_observation(where, f"t{i}", TEXTS[i])
+            obs = await repo.insert_observation(where, f"t{i}", TEXTS[i], analysis=UNANALYSED)
             targets.append(
                 await repo.insert_note(
                     where, context=TEXTS[i], embedding=vectors[i], keywords=[], source_ids=[obs.id]

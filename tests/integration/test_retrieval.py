@@ -20,6 +20,7 @@ from langmemcore.retrieval.cost import track_search_cost
 from langmemcore.retrieval.decompose import plan_query
 from langmemcore.storage import Database, Repository, Scored
 from langmemcore.storage.models import Keyword, Note, NoteKeyword, Topic, TopicKeyword
+from tests.integration.conftest import UNANALYSED
 
 NOTES = {
     "adoption": (
@@ -80,7 +81,12 @@ async def build(
             NOTES.items(), note_vectors, strict=True
         ):
             obs = await repo.insert_observation(
-                namespace, label, context.split(": ", 1)[1], speaker=speaker, event_time=when
+                namespace,
+                label,
+                context.split(": ", 1)[1],
+                speaker=speaker,
+                event_time=when,
+                analysis=UNANALYSED,
             )
             ids[label] = await repo.insert_note(
                 namespace,

@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
+import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 
 from langmemcore.config import RetrievalConfig
 from langmemcore.construction import ObservationIn
@@ -22,8 +24,9 @@ from langmemcore.memory import Memory
 from langmemcore.retrieval.cost import track_search_cost
 from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.storage import Database, Repository
+from tests.conftest import libpq_url
 
-from .conftest import Ingested
+from .conftest import UNANALYSED, Ingested
 
 SPRING_2022 = datetime(2022, 4, 9, 10, 0, tzinfo=UTC)
 AUTUMN_2022 = datetime(2022, 10, 1, 10, 0, tzinfo=UTC)
@@ -155,6 +158,30 @@ async def test_a_change_naming_what_the_older_statement_spoke_of_ranks_first(
     assert newer < older
     earlier = await memory.asearch(namespace, "What did Lena ride before?", k=10)
     assert (rank(earlier, SCOOTER_OLDER) or 99) < (rank(earlier, SCOOTER_NEWER) or 0)
+
+
+async def test_supersession_reads_the_analysis_stored_when_the_change_was_written(
+    database: Database, database_url: str, embeddings: LocalEmbeddings, ingested: Ingested
+) -> None:
+    """What a statement says changed is decided when it is written and stored with it;
+    a search reads that decision, not the text: with the stored analysis of "I finally
+    sold the Vespa" emptied, nothing ties it to the older statement any more.
+    """
+    memory = Memory(database, embeddings)
+    namespace = await ingested("supersession-stored", SCOOTER)
+    async with Repository.open(database, autocommit=True) as repo:
+        said = await repo.observation(namespace, SCOOTER_NEWER)
+    assert said is not None and said.analysis["changes"]
+    assert "vespa" in said.analysis["change_stems"]
+    question = "What does Lena ride now?"
+    notes = await memory.asearch(namespace, question, k=10)
+    assert (rank(notes, SCOOTER_NEWER) or 99) < (rank(notes, SCOOTER_OLDER) or 0), notes
+    with psycopg.connect(libpq_url(database_url)) as conn:
+        conn.execute(
+            "UPDATE observations SET analysis = %s WHERE id = %s", (Jsonb(UNANALYSED), said.id)
+        )
+    notes = await memory.asearch(namespace, question, k=10)
+    assert (rank(notes, SCOOTER_OLDER) or 99) < (rank(notes, SCOOTER_NEWER) or 99), notes
 
 
 HOME = [

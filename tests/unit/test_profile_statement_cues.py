@@ -7,12 +7,13 @@ from datetime import UTC, datetime
 
 import pytest
 
+from langmemcore.analysis import analyze
 from langmemcore.profiles.question import text_aspects
 from langmemcore.profiles.statement_cues import statement_aspects
-from langmemcore.retrieval.state_question import focus_terms, statement_aspect_terms
+from langmemcore.retrieval.state_question import aspect_term, focus_terms
 from langmemcore.retrieval.supersession import Statement, supersede
 from langmemcore.text import content_stem_set
-from langmemcore.text.change import announces_change, changed_things, states_present
+from langmemcore.text.change import announces_change, states_present
 
 
 @pytest.mark.parametrize(
@@ -37,7 +38,7 @@ from langmemcore.text.change import announces_change, changed_things, states_pre
 )
 def test_a_statement_speaks_of_an_aspect_by_the_words_it_names(text: str, aspect: str) -> None:
     assert aspect in statement_aspects(text)
-    assert f"aspect:{aspect}" in statement_aspect_terms(text)
+    assert aspect in analyze(text, text).aspects
 
 
 @pytest.mark.parametrize(
@@ -78,10 +79,10 @@ def said(note_id: int, year: int, text: str) -> Statement:
         note_id,
         speakers,
         datetime(year, 6, 1, tzinfo=UTC),
-        content_stem_set(text) | statement_aspect_terms(text),
+        content_stem_set(text) | {aspect_term(a) for a in statement_aspects(text)},
         None,
         announces_change(text),
-        changed_things(text, (), speakers),
+        analyze(text, text).changed((), speakers),
         states_present(text),
     )
 

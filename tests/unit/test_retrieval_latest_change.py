@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from langmemcore.retrieval.state_question import focus_terms, statement_aspect_terms
+from langmemcore.profiles.statement_cues import statement_aspects
+from langmemcore.retrieval.state_question import aspect_term, focus_terms
 from langmemcore.retrieval.supersession import Statement, latest_change_first
 from langmemcore.text import content_stem_set
 from langmemcore.text.change import announces_change
 
 
 def statement(note_id: int, speaker: str, year: int, text: str) -> Statement:
-    terms = content_stem_set(text) | statement_aspect_terms(text)
+    aspects = frozenset(aspect_term(aspect) for aspect in statement_aspects(text))
+    terms = content_stem_set(text) | aspects
     when = datetime(year, 5, 1, tzinfo=UTC)
     return Statement(note_id, frozenset({speaker}), when, terms, None, announces_change(text))
 

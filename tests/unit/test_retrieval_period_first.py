@@ -7,21 +7,27 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, date, datetime
 
+from langmemcore.analysis import analyze
 from langmemcore.config import RetrievalConfig
+from langmemcore.profiles.statement_cues import statement_aspects
 from langmemcore.retrieval.state_question import (
+    aspect_term,
     focus_terms,
     named_period_start,
     situation_terms,
     state_question,
-    statement_aspect_terms,
 )
 from langmemcore.retrieval.supersession import Statement, period_first, situation_period
 from langmemcore.text import TimeMention, content_stem_set
-from langmemcore.text.change import announces_change, changed_things
+from langmemcore.text.change import announces_change
+
+
+def aspect_terms_of(text: str) -> frozenset[str]:
+    return frozenset(aspect_term(aspect) for aspect in statement_aspects(text))
 
 
 def said(note_id: int, speaker: str, when: datetime | None, text: str) -> Statement:
-    terms = content_stem_set(text) | statement_aspect_terms(text)
+    terms = content_stem_set(text) | aspect_terms_of(text)
     return Statement(note_id, frozenset({speaker.lower()}), when, terms)
 
 
@@ -98,9 +104,9 @@ def test_a_statement_of_the_period_a_later_change_of_the_aspect_supersedes_goes_
         2,
         speakers,
         datetime(2021, 5, 15, tzinfo=UTC),
-        content_stem_set(newer_text) | statement_aspect_terms(newer_text),
+        content_stem_set(newer_text) | aspect_terms_of(newer_text),
         changes=announces_change(newer_text),
-        changed=changed_things(newer_text, ("camden", "margate"), speakers),
+        changed=analyze(newer_text, newer_text).changed(("camden", "margate"), speakers),
     )
     swim = said(3, "Keiko", datetime(2017, 7, 8, tzinfo=UTC), "The Serpentine was freezing")
     focus = focus_terms("Which city did Keiko live in in 2017?", ("Keiko",))

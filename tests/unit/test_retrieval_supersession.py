@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime
 import numpy as np
 import pytest
 
+from langmemcore.analysis import analyze
 from langmemcore.config import RetrievalConfig
 from langmemcore.retrieval.state_question import (
     asks_about_before,
@@ -23,7 +24,7 @@ from langmemcore.retrieval.state_question import (
 )
 from langmemcore.retrieval.supersession import CONFLICTS, Statement, supersede, untied_change
 from langmemcore.text import TimeMention, content_stem_set
-from langmemcore.text.change import announces_change, changed_things, states_present
+from langmemcore.text.change import announces_change, states_present
 
 
 def at(year: int, month: int) -> datetime:
@@ -40,7 +41,7 @@ def said(
 ) -> Statement:
     unit = None if vector is None else np.asarray(vector) / np.linalg.norm(vector)
     speakers = frozenset({speaker.lower()})
-    changed = changed_things(text, keywords, speakers)
+    changed = analyze(text, text).changed(keywords, speakers)
     terms = content_stem_set(text)
     changes, present = announces_change(text), states_present(text)
     return Statement(note_id, speakers, when, terms, unit, changes, changed, present)

@@ -129,7 +129,14 @@ def test_prefix_filter_requires_a_dot_after_the_prefix() -> None:
 
 def test_observation_insert_is_idempotent_on_namespace_and_key() -> None:
     stmt = nq.insert_observation(
-        "ns", "k", "hello", content_hash("hello"), speaker=None, event_time=None, metadata={}
+        "ns",
+        "k",
+        "hello",
+        content_hash("hello"),
+        speaker=None,
+        event_time=None,
+        metadata={},
+        analysis={},
     )
     text = sql(stmt)
     assert "ON CONFLICT ON CONSTRAINT uq_observations_namespace_key DO NOTHING" in text
@@ -242,7 +249,7 @@ def test_edge_writes_upsert_on_the_unique_edge_constraint() -> None:
     observation = {"key": "k", "content": "c", "content_hash": "h", "speaker": None}
     appended = append_observation(
         "ns",
-        observation={**observation, "event_time": None, "meta": {}},
+        observation={**observation, "event_time": None, "meta": {}, "analysis": {}},
         note=note,
         keywords=[],
         links=[link],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from langmemcore.text.change import announces_change, changed_things, states_present
+from langmemcore.text.change import announces_change, states_present
 
 
 @pytest.mark.parametrize(
@@ -60,13 +60,3 @@ def test_announces_change(text: str, changes: bool) -> None:
 )
 def test_states_present(text: str, present: bool) -> None:
     assert states_present(text) is present
-
-
-def test_changed_things_are_the_keywords_a_change_names() -> None:
-    text = "Good news, Marek sold the Vespa. Marek bought a bike and a helmet."
-    keywords = ("vespa", "bike", "helmet", "marek")
-    assert changed_things(text, keywords, frozenset({"marek"})) == frozenset({"vespa"})
-    assert changed_things("Marek bought a bike.", ("bike",), frozenset({"marek"})) == frozenset()
-    # A question names no change.
-    asked = changed_things("Did Marek say he sold the Vespa?", ("vespa",), frozenset({"marek"}))
-    assert asked == frozenset()

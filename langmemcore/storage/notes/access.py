@@ -45,9 +45,11 @@ class NoteAccess(LineageAccess, ThreadAccess):
         speaker: str | None = None,
         event_time: datetime | None = None,
         metadata: dict[str, Any] | None = None,
+        analysis: dict[str, Any],
         max_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
     ) -> ObservationRecord:
-        """Insert an observation, idempotently on (namespace, key).
+        """Insert an observation with its analysis (see :mod:`~langmemcore.analysis`, as
+        stored), idempotently on (namespace, key).
 
         Raises:
             InvalidInputError: Empty, oversized or unstorable text, or an empty key.
@@ -64,6 +66,7 @@ class NoteAccess(LineageAccess, ThreadAccess):
                 speaker=speaker,
                 event_time=event_time,
                 metadata=metadata or {},
+                analysis=analysis,
             )
         )
         if new_id is not None:

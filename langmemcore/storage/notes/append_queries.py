@@ -28,8 +28,9 @@ __all__ = ["append_observation"]
 _SQL = """
 WITH obs AS (
     INSERT INTO observations (namespace, key, content, content_hash, speaker, event_time,
-                              metadata)
-    VALUES (:namespace, :key, :content, :content_hash, :speaker, :event_time, :meta)
+                              metadata, analysis)
+    VALUES (:namespace, :key, :content, :content_hash, :speaker, :event_time, :meta,
+            :analysis)
     ON CONFLICT ON CONSTRAINT uq_observations_namespace_key DO NOTHING
     RETURNING id
 ),
@@ -116,6 +117,7 @@ def _append_observation() -> TextClause:
         bindparam("speaker", type_=Text),
         bindparam("event_time", type_=DateTime(timezone=True)),
         bindparam("meta", type_=JSONB),
+        bindparam("analysis", type_=JSONB),
         bindparam("keyword_names", type_=texts),
         bindparam("keyword_vectors", type_=texts),
         bindparam("context", type_=Text),
@@ -154,7 +156,7 @@ def append_observation(
     Args:
         namespace: The namespace (encoded).
         observation: ``key``, ``content``, ``content_hash``, ``speaker``, ``event_time``,
-            ``meta``.
+            ``meta``, ``analysis`` (see :mod:`~langmemcore.analysis`).
         note: ``context``, ``embedding``, ``keywords``, ``speakers`` (lower-cased),
             ``event_time``, ``confidence``, ``origin``, and optionally
             ``thread_embedding`` (default: the embedding).
@@ -174,6 +176,7 @@ def append_observation(
             "speaker": observation["speaker"],
             "event_time": observation["event_time"],
             "meta": observation["meta"],
+            "analysis": observation["analysis"],
             "keyword_names": [name for name, _v in keywords],
             "keyword_vectors": vector_texts([v for _n, v in keywords]),
             "context": note["context"],

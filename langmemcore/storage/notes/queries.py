@@ -86,6 +86,7 @@ def _insert_observation() -> Insert:
             speaker=text_param("speaker"),
             event_time=time_param("event_time"),
             meta=bindparam("meta", type_=JSONB),
+            analysis=bindparam("analysis", type_=JSONB),
         )
         .on_conflict_do_nothing(constraint="uq_observations_namespace_key")
         .returning(Observation.id)
@@ -102,8 +103,11 @@ def insert_observation(
     speaker: str | None,
     event_time: datetime | None,
     metadata: dict[str, Any],
+    analysis: dict[str, Any],
 ) -> Prepared:
-    """Insert an observation unless (namespace, key) exists; returns the new id."""
+    """Insert an observation with its analysis unless (namespace, key) exists; returns
+    the new id.
+    """
     return Prepared(
         _insert_observation(),
         {
@@ -114,6 +118,7 @@ def insert_observation(
             "speaker": speaker,
             "event_time": event_time,
             "meta": metadata,
+            "analysis": analysis,
         },
     )
 

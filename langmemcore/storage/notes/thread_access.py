@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from langmemcore._namespace import encode_namespace
 from langmemcore.storage._session import SessionBound
@@ -21,11 +22,13 @@ class Said:
         text: Its raw text.
         speaker: Who said it, if known.
         event_time: When it happened, if known.
+        analysis: Its stored analysis (see :mod:`~langmemcore.analysis`), where read.
     """
 
     text: str
     speaker: str | None
     event_time: datetime | None
+    analysis: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -83,14 +86,14 @@ class ThreadAccess(SessionBound):
         it (see :func:`~langmemcore.storage.notes.thread_queries.exchanges_of`).
         """
         rows = await self._rows(tq.exchanges_of(encode_namespace(namespace), note_ids))
-        return {
-            int(note_id): Exchange(
-                None if lead is None else Said(str(lead), lead_speaker, None),
-                None if reply is None else Said(str(reply), reply_speaker, None),
-            )
-            for note_id, lead, lead_speaker, reply, reply_speaker in rows
-            if lead is not None or reply is not None
-        }
+        exchanges = {}
+        for note_id, lead, lead_speaker, lead_found, reply, reply_speaker, reply_found in rows:
+            if lead is not None or reply is not None:
+                exchanges[int(note_id)] = Exchange(
+                    None if lead is None else Said(str(lead), lead_speaker, None, lead_found),
+                    None if reply is None else Said(str(reply), reply_speaker, None, reply_found),
+                )
+        return exchanges
 
     async def unthreaded_count(self, namespace: Sequence[str]) -> int:
         """How many active notes have their own embedding as thread vector."""

@@ -112,7 +112,7 @@ def _lead(latest: Any, gap: bool) -> Any:
     before = aliased(Observation, name="before")
     within = [before.event_time >= latest.c.event_time - _gap()] if gap else []
     return (
-        select(before.content, before.speaker, before.event_time)
+        select(before.content, before.speaker, before.event_time, before.analysis)
         .where(
             before.namespace == Note.namespace,
             before.id < latest.c.id,
@@ -194,7 +194,7 @@ def _reply(latest: Any) -> Any:
     """
     after = aliased(Observation, name="after")
     return (
-        select(after.id, after.content, after.speaker)
+        select(after.id, after.content, after.speaker, after.analysis)
         .where(
             after.namespace == Note.namespace,
             after.id > latest.c.id,
@@ -220,7 +220,15 @@ def _exchanges_of() -> Select:
         )
     )
     return (
-        select(Note.id, lead.c.content, lead.c.speaker, reply.c.content, reply.c.speaker)
+        select(
+            Note.id,
+            lead.c.content,
+            lead.c.speaker,
+            lead.c.analysis,
+            reply.c.content,
+            reply.c.speaker,
+            reply.c.analysis,
+        )
         .select_from(Note)
         .join(latest, true())
         .outerjoin(lead, Note.thread_embedding != Note.embedding)
@@ -230,11 +238,12 @@ def _exchanges_of() -> Select:
 
 
 def exchanges_of(namespace: str, note_ids: Sequence[int]) -> Prepared:
-    """(``id``, lead ``content`` and ``speaker``, reply ``content`` and ``speaker``) of each
-    of ``note_ids``. Its lead is the observation its thread vector embeds before its context
-    (stored before its latest source, at or before that source's time; ``NULL`` for a note
-    whose thread vector is its own embedding). Its reply is the observation stored next
-    after its latest source, at or after that source's time, when a note of that
-    observation is threaded (its thread vector embeds the latest source as its lead).
+    """(``id``, lead ``content``, ``speaker`` and ``analysis``, reply ``content``,
+    ``speaker`` and ``analysis``) of each of ``note_ids``. Its lead is the observation its
+    thread vector embeds before its context (stored before its latest source, at or before
+    that source's time; ``NULL`` for a note whose thread vector is its own embedding). Its
+    reply is the observation stored next after its latest source, at or after that
+    source's time, when a note of that observation is threaded (its thread vector embeds
+    the latest source as its lead).
     """
     return Prepared(_exchanges_of(), {"namespace": namespace, "note_ids": list(note_ids)})

@@ -4,7 +4,7 @@ for the best notes, namespace first.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -33,12 +33,15 @@ __all__ = ["Evidence", "SearchAccess", "SharedQuery", "SourceRow", "Subgraph"]
 
 
 class SourceRow(NamedTuple):
-    """A source observation of a note: its key, speaker, event time and text."""
+    """A source observation of a note: its key, speaker, event time, text and stored
+    analysis (see :mod:`~langmemcore.analysis`).
+    """
 
     key: str
     speaker: str | None
     event_time: datetime | None
     text: str
+    analysis: Mapping[str, Any]
 
 
 class Evidence(NamedTuple):
@@ -87,8 +90,8 @@ def _evidence(row: Any) -> Evidence:
         tuple(row.keywords),
         decode_vector(row.vector),
         tuple(
-            SourceRow(key, speaker, datetime.fromisoformat(when) if when else None, text)
-            for key, speaker, when, text in row.sources or ()
+            SourceRow(key, speaker, datetime.fromisoformat(when) if when else None, text, found)
+            for key, speaker, when, text, found in row.sources or ()
         ),
         row.topic,
     )

@@ -47,6 +47,7 @@ def _evidence_select(namespace: Any) -> Select:
                         Observation.speaker,
                         Observation.event_time,
                         Observation.content,
+                        Observation.analysis,
                     ),
                     Observation.event_time,
                     Observation.id,
@@ -98,7 +99,7 @@ def evidence_rows(namespace: str, note_ids: Sequence[int]) -> Prepared:
     """The active notes among ``note_ids`` with what packing needs: ``id``, ``context``,
     ``keywords``, ``vector`` (binary, see
     :func:`~langmemcore.storage.models.decode_vector`), ``sources`` (JSON array of
-    ``[key, speaker, event_time, text]`` in event order) and ``topic`` (the label of the
+    ``[key, speaker, event_time, text, analysis]`` in event order) and ``topic`` (the label of the
     topic sharing most keywords with the note, ties by label).
     """
     return Prepared(_evidence_rows(), {"namespace": namespace, "note_ids": list(note_ids)})
