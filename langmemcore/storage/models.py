@@ -5,9 +5,11 @@ The models describe the tables for query building; the schema itself is owned by
 setup time (recorded in ``langmemcore_settings``). The vector columns are therefore typed
 without a dimension here.
 
-Every table carries ``namespace`` (the labels joined by ``"."``) as its first key column so
-that every query can filter by it first and the schema can be partitioned or distributed
-by it (e.g. a Citus distribution column).
+Every table carries ``namespace`` (the labels joined by ``"."``), every query filters by
+it first, and every primary key, unique constraint and foreign key includes it (last, so
+that lookups by id use the key's index), so that the schema can be partitioned or
+distributed by it (a Citus distribution column, see ``docs/distributed.md``). A row refers
+only to rows of its own namespace.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from sqlalchemy import (
     Computed,
     DateTime,
     Float,
-    ForeignKey,
+    ForeignKeyConstraint,
     Integer,
     String,
     Text,
@@ -109,6 +111,16 @@ def vector_param(values: Sequence[float]) -> tuple[float, ...]:
     return values if isinstance(values, tuple) else tuple(map(float, values))
 
 
+def _refers(column: str, table: str, on_delete: str = "CASCADE") -> ForeignKeyConstraint:
+    """The foreign key from ``(column, namespace)`` to ``table``'s ``(id, namespace)``; a
+    reference set to null on delete clears ``column`` alone.
+    """
+    action = f"SET NULL ({column})" if on_delete == "SET NULL" else on_delete
+    return ForeignKeyConstraint(
+        [column, "namespace"], [f"{table}.id", f"{table}.namespace"], ondelete=action
+    )
+
+
 class Base(DeclarativeBase):
     """Declarative base of all langmemcore tables."""
 
@@ -124,7 +136,7 @@ class Observation(Base):
     __tablename__ = "observations"
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
-    namespace: Mapped[str] = mapped_column(Text)
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
     key: Mapped[str] = mapped_column(Text)
     content: Mapped[str] = mapped_column(Text)
     content_hash: Mapped[str] = mapped_column(String(64))
@@ -142,7 +154,7 @@ class Note(Base):
     __tablename__ = "notes"
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
-    namespace: Mapped[str] = mapped_column(Text)
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
     context: Mapped[str] = mapped_column(Text)
     embedding: Mapped[Any] = mapped_column(EmbeddingVector())
     thread_embedding: Mapped[Any] = mapped_column(EmbeddingVector())
@@ -171,14 +183,14 @@ class NoteSource(Base):
     """Which observations a note was built from."""
 
     __tablename__ = "note_sources"
+    __table_args__ = (
+        _refers("note_id", "notes"),
+        _refers("observation_id", "observations"),
+    )
 
-    namespace: Mapped[str] = mapped_column(Text)
-    note_id: Mapped[int] = mapped_column(
-        ForeignKey("notes.id", ondelete="CASCADE"), primary_key=True
-    )
-    observation_id: Mapped[int] = mapped_column(
-        ForeignKey("observations.id", ondelete="CASCADE"), primary_key=True
-    )
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
+    note_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    observation_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
 
 
 class Keyword(Base):
@@ -187,7 +199,7 @@ class Keyword(Base):
     __tablename__ = "keywords"
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
-    namespace: Mapped[str] = mapped_column(Text)
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
     name: Mapped[str] = mapped_column(Text)
     embedding: Mapped[Any] = mapped_column(EmbeddingVector())
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
@@ -197,25 +209,29 @@ class NoteKeyword(Base):
     """Association of notes and keywords."""
 
     __tablename__ = "note_keywords"
+    __table_args__ = (
+        _refers("note_id", "notes"),
+        _refers("keyword_id", "keywords"),
+    )
 
-    namespace: Mapped[str] = mapped_column(Text)
-    note_id: Mapped[int] = mapped_column(
-        ForeignKey("notes.id", ondelete="CASCADE"), primary_key=True
-    )
-    keyword_id: Mapped[int] = mapped_column(
-        ForeignKey("keywords.id", ondelete="CASCADE"), primary_key=True
-    )
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
+    note_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    keyword_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
 
 
 class Edge(Base):
     """A note <-> note association with relation, strength and optional tag."""
 
     __tablename__ = "edges"
+    __table_args__ = (
+        _refers("source_id", "notes"),
+        _refers("target_id", "notes"),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
-    namespace: Mapped[str] = mapped_column(Text)
-    source_id: Mapped[int] = mapped_column(ForeignKey("notes.id", ondelete="CASCADE"))
-    target_id: Mapped[int] = mapped_column(ForeignKey("notes.id", ondelete="CASCADE"))
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
+    source_id: Mapped[int] = mapped_column(BigInteger)
+    target_id: Mapped[int] = mapped_column(BigInteger)
     relation: Mapped[str] = mapped_column(String(16))
     strength: Mapped[float] = mapped_column(Float)
     tag: Mapped[str | None] = mapped_column(Text)
@@ -229,7 +245,7 @@ class Topic(Base):
     __tablename__ = "topics"
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
-    namespace: Mapped[str] = mapped_column(Text)
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
     label: Mapped[str] = mapped_column(Text)
     centroid: Mapped[Any] = mapped_column(EmbeddingVector())
     generation: Mapped[int] = mapped_column(Integer)
@@ -241,14 +257,14 @@ class TopicKeyword(Base):
     """Membership of keywords in topics."""
 
     __tablename__ = "topic_keywords"
+    __table_args__ = (
+        _refers("topic_id", "topics"),
+        _refers("keyword_id", "keywords"),
+    )
 
-    namespace: Mapped[str] = mapped_column(Text)
-    topic_id: Mapped[int] = mapped_column(
-        ForeignKey("topics.id", ondelete="CASCADE"), primary_key=True
-    )
-    keyword_id: Mapped[int] = mapped_column(
-        ForeignKey("keywords.id", ondelete="CASCADE"), primary_key=True
-    )
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
+    topic_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    keyword_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
 
 
 class FulltextStatistics(Base):
@@ -277,7 +293,7 @@ class Lineage(Base):
     __tablename__ = "lineage"
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
-    namespace: Mapped[str] = mapped_column(Text)
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
     operation: Mapped[str] = mapped_column(String(16))
     observation_id: Mapped[int | None] = mapped_column(BigInteger)
     note_id: Mapped[int | None] = mapped_column(BigInteger)
@@ -296,7 +312,7 @@ class QueryLog(Base):
     __tablename__ = "query_log"
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
-    namespace: Mapped[str] = mapped_column(Text)
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
     query: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
     returned: Mapped[list[int]] = mapped_column(ARRAY(BigInteger), server_default="{}")
@@ -347,10 +363,11 @@ class ProfileStatement(Base):
     """
 
     __tablename__ = "profile_statements"
+    __table_args__ = (_refers("observation_id", "observations"),)
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
-    namespace: Mapped[str] = mapped_column(Text)
-    observation_id: Mapped[int] = mapped_column(ForeignKey("observations.id", ondelete="CASCADE"))
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
+    observation_id: Mapped[int] = mapped_column(BigInteger)
     position: Mapped[int] = mapped_column(Integer)
     subject: Mapped[str] = mapped_column(Text)
     subject_key: Mapped[str] = mapped_column(Text)
@@ -366,9 +383,10 @@ class ProfileValue(Base):
     """A value of a subject's aspect, replayed from the statements of its chain."""
 
     __tablename__ = "profile_values"
+    __table_args__ = (_refers("replaced_by", "profile_values", "SET NULL"),)
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
-    namespace: Mapped[str] = mapped_column(Text)
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
     subject: Mapped[str] = mapped_column(Text)
     subject_key: Mapped[str] = mapped_column(Text)
     aspect: Mapped[str] = mapped_column(String(32))
@@ -380,22 +398,20 @@ class ProfileValue(Base):
     current: Mapped[bool] = mapped_column(Boolean)
     ended_at: Mapped[datetime | None]
     end: Mapped[str | None] = mapped_column(String(16))
-    replaced_by: Mapped[int | None] = mapped_column(
-        ForeignKey("profile_values.id", ondelete="SET NULL")
-    )
+    replaced_by: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class ProfileValueSource(Base):
     """An observation that states (or ends) a profile value."""
 
     __tablename__ = "profile_value_sources"
+    __table_args__ = (
+        _refers("value_id", "profile_values"),
+        _refers("observation_id", "observations"),
+    )
 
-    namespace: Mapped[str] = mapped_column(Text)
-    value_id: Mapped[int] = mapped_column(
-        ForeignKey("profile_values.id", ondelete="CASCADE"), primary_key=True
-    )
-    observation_id: Mapped[int] = mapped_column(
-        ForeignKey("observations.id", ondelete="CASCADE"), primary_key=True
-    )
+    namespace: Mapped[str] = mapped_column(Text, primary_key=True)
+    value_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    observation_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     role: Mapped[str] = mapped_column(String(8), primary_key=True)
     stated_at: Mapped[datetime]

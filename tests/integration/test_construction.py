@@ -303,7 +303,7 @@ async def test_a_merge_whose_target_changed_appends_instead(
         (draft,) = await make_drafts([observation], memory.embeddings, memory.config, None)
         vectors = await memory._context.keywords.vectors(draft.keywords)
         async with Repository.open(database) as repo:
-            note = await repo._session.get(Note, target)
+            note = await repo._session.scalar(select(Note).where(Note.id == target))
             assert note is not None
             context = f"{note.context} {draft.context}"
             plan = MergePlan(target, expected or note.context, context, draft.embedding)

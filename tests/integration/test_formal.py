@@ -64,7 +64,9 @@ def make(database: Database, embeddings: LocalEmbeddings, **formal: Any) -> Memo
 
 async def note_row(database: Database, note_id: int) -> dict[str, Any]:
     async with Repository.open(database) as repo:
-        note = await repo._session.get(Note, note_id, options=[undefer(Note.tsv)])
+        note = await repo._session.scalar(
+            select(Note).where(Note.id == note_id).options(undefer(Note.tsv))
+        )
         assert note is not None
         row = {c.name: getattr(note, c.key) for c in Note.__table__.columns if c.key != "embedding"}
         row["embedding"] = [float(x) for x in note.embedding]
@@ -95,7 +97,7 @@ async def test_search_writes_the_query_log(
     assert isinstance(results, SearchResults) and isinstance(results, list)
     assert results.query_id is not None
     async with Repository.open(database) as repo:
-        row = await repo._session.get(QueryLog, results.query_id)
+        row = await repo._session.scalar(select(QueryLog).where(QueryLog.id == results.query_id))
     assert row is not None
     assert row.namespace == ".".join(ns)
     assert row.query == "Where did Caroline move from?"
@@ -147,8 +149,8 @@ async def test_feedback_moves_confidence_by_the_beta_rule(
     taus = await memory.afeedback(ns, results.query_id, [good], 0.5)
     assert taus == {good: pytest.approx(2.5 / 4)}
     async with Repository.open(database) as repo:
-        note = await repo._session.get(Note, good)
-        log = await repo._session.get(QueryLog, results.query_id)
+        note = await repo._session.scalar(select(Note).where(Note.id == good))
+        log = await repo._session.scalar(select(QueryLog).where(QueryLog.id == results.query_id))
     assert note is not None and log is not None
     assert (note.alpha, note.beta) == (pytest.approx(2.5), pytest.approx(1.5))
     assert note.confidence == pytest.approx(2.5 / 4)

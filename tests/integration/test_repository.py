@@ -248,7 +248,7 @@ async def test_insert_note_links_sources_and_keywords_and_edges_reach_only_activ
                     where, context=TEXTS[i], embedding=vectors[i], keywords=[], source_ids=[obs.id]
                 )
             )
-        archived = await repo._session.get(Note, targets[1])
+        archived = await repo._session.scalar(select(Note).where(Note.id == targets[1]))
         assert archived is not None
         archived.status = "archived"
         await repo._session.flush()
