@@ -46,6 +46,17 @@ def catalog(url: str) -> tuple[set[str], dict[str, str]]:
     return tables, indexes
 
 
+def has_column(url: str, table: str, column: str) -> bool:
+    """Whether ``table`` has ``column``, read from pg_catalog."""
+    with psycopg.connect(libpq_url(url)) as conn:
+        found = conn.execute(
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = %s::regclass "
+            "AND attname = %s AND NOT attisdropped",
+            (table, column),
+        ).fetchone()
+    return found == (1,)
+
+
 def test_upgrade_downgrade_upgrade_cycle(fresh_database_url: str) -> None:
     db = Database(fresh_database_url)
     upgrade(db)
@@ -215,12 +226,7 @@ def test_thread_vectors_migration_gives_existing_notes_their_own_embedding(
             )
     assert same == [(True,)]
     downgrade(db, revision="0009")
-    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
-        columns = conn.execute(
-            "SELECT count(*) FROM pg_attribute WHERE attrelid = 'notes'::regclass "
-            "AND attname = 'thread_embedding' AND NOT attisdropped"
-        ).fetchone()
-    assert columns == (0,)
+    assert not has_column(fresh_database_url, "notes", "thread_embedding")
     upgrade(db)
     assert asyncio.run(db.schema_revision()) == head_revision()
 
@@ -266,11 +272,6 @@ def test_analysis_migration_analyses_existing_observations(fresh_database_url: s
     assert stored["a"]["changes"] and "panda" in stored["a"]["change_stems"]
     assert "pet" in stored["b"]["refers_to"]
     downgrade(db, revision="0011")
-    with psycopg.connect(libpq_url(fresh_database_url)) as conn:
-        columns = conn.execute(
-            "SELECT count(*) FROM pg_attribute WHERE attrelid = 'observations'::regclass "
-            "AND attname = 'analysis' AND NOT attisdropped"
-        ).fetchone()
-    assert columns == (0,)
+    assert not has_column(fresh_database_url, "observations", "analysis")
     upgrade(db)
     assert asyncio.run(db.schema_revision()) == head_revision()
