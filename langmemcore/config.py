@@ -210,8 +210,7 @@ class RetrievalConfig:
     """Weight of each channel in reciprocal rank fusion. The profile channel's is 0: it
     orders the returned notes that state the asked aspect's history (the replacing value
     first, or the asked period's) and does not compete with the evidence channels for
-    places; at 1.0 (the speaker channel's weight) it cost 0.8 R@5 on the LoCoMo dev split
-    (2 of 3 conversations) (docs/experiments/knowledge-updates.md)."""
+    places (docs/experiments/knowledge-updates.md gives what a weight of 1.0 did)."""
 
     priors: tuple[str, ...] = ("topic",)
     """Channels that act as a prior on the candidate pool instead of bringing candidates:
@@ -267,28 +266,17 @@ class RetrievalConfig:
     llm_only: tuple[str, ...] = ("topic", "keyword", "neighbour", "loop", "propagation", "profile")
     """Mechanisms that run only when a chat model is configured: channel names, and
     ``"loop"`` for the sufficiency loop. Offline (no model) they are skipped: by default
-    the topic, keyword, neighbour and propagation channels and the loop, which did not add
-    0.5 point at R@5 or R@20 offline on at least 2 of the 3 dev conversations
-    (the ablation tables of docs/experiments/retrieval-cost.md and multi-hop.md; the
-    neighbour channel cost
-    R@5 on all three; the keyword channel, once the speaker channel's query named its
-    speakers neutrally, added 6.4 R@5 on one conversation and cost R@5 and R@20 on the
-    other two), and the profile channel, which changes no LoCoMo dev search and, beside
-    supersession, no knowledge-update figure offline
-    (docs/experiments/knowledge-updates.md, "The profile channel, session 10"). With a
-    chat model the keyword channel ranks by the LLM's
-    keywords."""
+    the topic, keyword, neighbour, propagation and profile channels and the loop (the
+    ablation tables of BENCHMARKS.md and docs/experiments/ give what each adds offline).
+    With a chat model the keyword channel ranks by the LLM's keywords."""
 
     speaker_query_neutral_names: bool = True
     """Whether the speaker channel ranks the named speakers' notes by similarity to the
     query with their names replaced by "someone" (one more text in the query's embedding
     batch; which names are speakers is read with the stored keyword vectors, in the same
     statement): the channel already keeps to their notes, so the names only pull it
-    towards the notes that mention them. On the LoCoMo dev split, with the keyword channel
-    on, R@20 +2.2 / +3.9 / 0.0 per conversation and multi-hop R@20 65.6 -> 68.3; at the
-    final defaults R@20 +7.0 / +1.9 / +2.8 (docs/experiments/multi-hop.md, "The speaker
-    channel's query with neutral names", and docs/experiments/retrieval-cost.md, "Ablation
-    table at the end of session 13")."""
+    towards the notes that mention them (figures: docs/experiments/multi-hop.md, "The
+    speaker channel's query with neutral names")."""
 
     thread_vectors: bool = True
     """Whether the vector channel ranks notes by their thread vectors (each note's context
@@ -296,9 +284,8 @@ class RetrievalConfig:
     :attr:`ConstructionConfig.thread_gap`) rather than by their own embeddings: a reply
     ("Yup, we did it yesterday!", "It was Matt Patterson") is found through what it
     answers. The speaker channel, the gate and the diversity step keep the notes' own
-    embeddings. On the LoCoMo dev split R@5 / R@20 65.8 / 85.0 -> 66.0 / 87.0 and
-    multi-hop R@20 68.9 -> 71.2, paying on 2 of 3 conversations; ingest embeds one more
-    text per threaded note (docs/experiments/multi-hop.md, "Thread vectors")."""
+    embeddings. Ingest embeds one more text per threaded note (figures:
+    docs/experiments/multi-hop.md, "Thread vectors")."""
 
     supersession: bool = True
     """Whether a question about the present ("Where does Tomas work now?", "Which band
@@ -307,14 +294,9 @@ class RetrievalConfig:
     (:mod:`~langmemcore.retrieval.supersession`); a question about the state before a
     change ("... before the puppy?", "used to", "... when she lived in Cork?") or in a
     named period longer than a weekend ("... in 2019?") gets the older just above the
-    newer; a question naming a day is left to the time channel. Offline too: on the
-    project's knowledge-update set it ranks the newer statement first for 36 of 36
-    current-state questions instead of 13, on a blind set for 52 of 67 instead of 44 with
-    session 9's rules; on the LoCoMo dev split it re-orders 20 of 383 searches (R@5 -0.5,
-    0.0 and +0.4 per conversation, R@20 unchanged; on the sixth blind knowledge-update
-    set 13 more of 66 current-state questions rank the newer first;
-    docs/experiments/knowledge-updates.md and docs/experiments/retrieval-cost.md, "Ablation
-    table at the end of session 14")."""
+    newer; a question naming a day is left to the time channel. Offline too; it reads
+    what each statement says from the analysis stored with its observation
+    (:mod:`~langmemcore.analysis`). Figures: BENCHMARKS.md, "Knowledge updates"."""
 
     supersession_similarity: float = 0.725
     """Cosine similarity at or above which two statements of one speaker are about the

@@ -1,11 +1,11 @@
 """Statements built once per shape, executed with each call's values.
 
 Building a SQLAlchemy statement and deriving its cache key costs about as much CPU as
-Postgres spends running a channel's query (1 to 3 ms for the ranking statements, measured
-at 100k notes). The builders in :mod:`~langmemcore.storage.search.channels` and their kin
-therefore build each statement once, with bind parameters in place of values, and return
-it with this call's values as a :class:`Prepared`; executing the same statement object
-again reuses its memoised cache key and compiled form.
+Postgres spends running a channel's query. The builders in
+:mod:`~langmemcore.storage.search.channels` and their kin therefore build each statement
+once, with bind parameters in place of values, and return it with this call's values as a
+:class:`Prepared`; executing the same statement object again reuses its memoised cache
+key and compiled form.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 Used by the offline ingest (observation -> note draft: keywords, entities, denoised
 context, resolved times) and the offline query decomposition (topic, keywords, entities,
 times). Word lists and rules, well under a millisecond per turn, with PyStemmer's
-Snowball ``english`` stemmer for `stem`; no model download. Each hand-made part was
-measured beside the library that does the same job (spaCy, dateparser, Snowball) in
-``benchmarks/text_analysis.py``; only the stemmer lost.
+Snowball ``english`` stemmer for `stem`; no model download. ``benchmarks/text_analysis.py``
+compares each hand-made part with the library that does the same job (spaCy, dateparser,
+Snowball); the figures are in BENCHMARKS.md.
 """
 
 from __future__ import annotations
