@@ -29,7 +29,7 @@ from langmemcore.retrieval.supersession import (
 )
 from langmemcore.storage.notes.thread_access import Exchange, Said
 from langmemcore.storage.repository import Repository
-from langmemcore.storage.search.access import Evidence
+from langmemcore.storage.search.access import Evidence, SourceRow
 from langmemcore.text import content_term_set, content_terms
 from langmemcore.text.user import subject_of
 
@@ -58,6 +58,11 @@ class SourceRef:
     speaker: str | None
     event_time: datetime | None
     text: str
+
+    @classmethod
+    def of(cls, source: SourceRow) -> SourceRef:
+        """The reference to a loaded source (its stored analysis is not returned)."""
+        return cls(source.key, source.speaker, source.event_time, source.text)
 
 
 @dataclass(frozen=True)
@@ -143,7 +148,7 @@ async def pack_notes(
         if token_budget is not None and packed and spent + cost > token_budget:
             break
         spent += cost
-        sources = [SourceRef(*source[:4]) for source in note.sources]
+        sources = [SourceRef.of(source) for source in note.sources]
         packed.append(
             RetrievedNote(
                 note_id=note.id,
@@ -170,22 +175,16 @@ def observed_part(note: Evidence, keys: frozenset[str]) -> Evidence:
     return note._replace(sources=kept, context=context)
 
 
-def statement_of(
-    note: Evidence,
-    stated: Mapping[str, frozenset[str]] | None = None,
-    asked: frozenset[str] = frozenset(),
-) -> Statement:
+def statement_of(note: Evidence, asked: frozenset[str] = frozenset()) -> Statement:
     """A loaded note as supersession reads it, from its sources' stored analyses (see
     :mod:`~langmemcore.analysis`): its speakers, latest time, terms, vector, whether and
-    what it says changed; ``stated``: the aspect terms the semantic layer read in
-    observations, by key (see :func:`stated_aspects`), joined to its terms; ``asked``:
-    those of the question it answers and of the reply naming what it said (see
-    :func:`answered_aspects`, :func:`replied_aspects`). What changed is what a clause
-    announcing a change names of the note's keywords, its speakers' names left out.
+    what it says changed; ``asked``: the aspect terms of the question it answers and of
+    the reply naming what it said (see :func:`answered_aspects`, :func:`replied_aspects`),
+    joined to its terms. What changed is what a clause announcing a change names of the
+    note's keywords, its speakers' names left out.
     """
     times = [s.event_time for s in note.sources if s.event_time is not None]
     speakers = frozenset(subject_of(s.speaker).lower() for s in note.sources)
-    profile = frozenset().union(*((stated or {}).get(s.key, frozenset()) for s in note.sources))
     analyses = [Analysis.from_json(s.analysis) for s in note.sources]
     said = frozenset().union(*(a.stems | _aspect_terms(a.aspects) for a in analyses))
     changed = frozenset().union(*(a.changed(note.keywords, speakers) for a in analyses))
@@ -193,12 +192,22 @@ def statement_of(
         note.id,
         speakers,
         max(times) if times else None,
-        said | profile | asked,
+        said | asked,
         note.vector,
         any(a.changes for a in analyses),
         changed,
         any(a.present for a in analyses),
     )
+
+
+def _with_stated(
+    statement: Statement, note: Evidence, stated: Mapping[str, frozenset[str]]
+) -> Statement:
+    """``statement`` with the aspect terms the semantic layer read in its note's sources
+    (``stated``, by observation key, see :func:`stated_aspects`) joined to its terms.
+    """
+    profile = frozenset().union(*(stated.get(s.key, frozenset()) for s in note.sources))
+    return replace(statement, terms=statement.terms | profile)
 
 
 def _aspect_terms(aspects: frozenset[str]) -> frozenset[str]:
@@ -350,7 +359,7 @@ async def _supersede(
         marked=state.marked,
     ):
         stated = await stated_aspects(repo, namespace, [notes[i] for i in ids], state.named)
-        statements = [statement_of(notes[i], stated, asked[i]) for i in ids]
+        statements = [_with_stated(s, notes[s.note_id], stated) for s in statements]
     order = _order(state, statements, links)
     if order == ids:
         return head

@@ -108,7 +108,7 @@ async def _rank_namespace(
 
 def _retrieved(fused: Fused, note: Evidence, query_terms: set[str]) -> RetrievedNote:
     """A note found across namespaces, as the retrieval graph returns one."""
-    sources = [SourceRef(*source[:4]) for source in note.sources]
+    sources = [SourceRef.of(source) for source in note.sources]
     return RetrievedNote(
         note_id=note.id,
         context=note.context,
