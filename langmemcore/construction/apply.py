@@ -14,7 +14,9 @@ from typing import Any
 
 from langmemcore.construction.gate import Decision, NoteDraft
 from langmemcore.construction.ingest import ObservationIn
+from langmemcore.construction.links import write_links
 from langmemcore.construction.profiles import write_profile
+from langmemcore.construction.validity import write_validity
 from langmemcore.storage.models import Note
 from langmemcore.storage.notes import NoteContent
 from langmemcore.storage.records import checked_observation
@@ -248,28 +250,10 @@ async def _merge(
     note_id = target[0].id
     lineage_ids = [await _merge_into(repo, namespace, target, plan, draft, record.id, reason)]
     await repo.attach_keywords(namespace, note_id, list(keyword_ids.values()))
-    edges = await repo.add_edges(namespace, note_id, [_link_row(link) for link in links])
-    by_target = {link.note_id: link for link in links}
-    lineage_rows = [
-        {
-            "operation": "link",
-            "observation_id": record.id,
-            "note_id": note_id,
-            "after": {
-                "edge_id": edge_id,
-                "target_id": target_id,
-                "relation": by_target[target_id].relation,
-                "strength": by_target[target_id].strength,
-                "tag": by_target[target_id].tag,
-            },
-            "reason": by_target[target_id].reason,
-        }
-        for edge_id, target_id in edges
-    ]
-    lineage_ids.extend(await repo.append_lineages(namespace, lineage_rows))
-    return ApplyResult(
-        "merge", record.id, note_id, tuple(e for e, _t in edges), tuple(lineage_ids), reason
+    edges, linked = await write_links(
+        repo, namespace, record.id, note_id, [_link_row(link) for link in links]
     )
+    return ApplyResult("merge", record.id, note_id, edges, (*lineage_ids, *linked), reason)
 
 
 async def apply_observation(
@@ -324,7 +308,8 @@ async def apply_observation(
             max_chars,
             reason,
         )
-    return await _with_profile(repo, namespace, result, draft, conflict_strength)
+    result = await _with_profile(repo, namespace, result, draft, conflict_strength)
+    return await _with_validity(repo, namespace, result, draft, conflict_strength)
 
 
 async def _with_profile(
@@ -346,6 +331,32 @@ async def _with_profile(
         result.note_id,
         draft.statements,
         strength=strength,
+    )
+    return replace(
+        result, edge_ids=result.edge_ids + edges, lineage_ids=result.lineage_ids + lineage
+    )
+
+
+async def _with_validity(
+    repo: Repository,
+    namespace: Sequence[str],
+    result: ApplyResult,
+    draft: NoteDraft,
+    strength: float,
+) -> ApplyResult:
+    """Decide what the observation's note supersedes and what supersedes it, when it
+    announces a change or was linked to other notes (see
+    :mod:`~langmemcore.construction.validity`); a merge without either only moves its
+    note's ``valid_from`` to the time the observation was said.
+    """
+    if result.note_id is None:
+        return result
+    if not draft.analysis.changes and not result.edge_ids:
+        if result.operation == "merge":
+            await repo.refresh_validity(namespace, [result.note_id])
+        return result
+    edges, lineage = await write_validity(
+        repo, namespace, result.observation_id, result.note_id, strength=strength
     )
     return replace(
         result, edge_ids=result.edge_ids + edges, lineage_ids=result.lineage_ids + lineage

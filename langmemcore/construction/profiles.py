@@ -16,13 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from langmemcore.construction.links import LinkWrite, write_links
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.profiles.replay import Replacement, record_statements, replacements_of
 from langmemcore.storage.repository import Repository
 
 __all__ = ["ProfileWrite", "relink_profile", "write_profile"]
 
-ProfileWrite = tuple[tuple[int, ...], tuple[int, ...]]
+ProfileWrite = LinkWrite
 """Edge ids and lineage ids a profile write added."""
 
 CONFLICTS = "conflicts"
@@ -143,23 +144,4 @@ async def _link_conflicts(
         }
         for target, replacement in targets.items()
     ]
-    edges = await repo.add_edges(namespace, note_id, links)
-    by_target = {link["target_id"]: link for link in links}
-    rows = [
-        {
-            "operation": "link",
-            "observation_id": observation_id,
-            "note_id": note_id,
-            "after": {
-                "edge_id": edge_id,
-                "target_id": target,
-                "relation": CONFLICTS,
-                "strength": strength,
-                "tag": by_target[target]["tag"],
-            },
-            "reason": by_target[target]["reason"],
-        }
-        for edge_id, target in edges
-    ]
-    lineage = await repo.append_lineages(namespace, rows)
-    return tuple(e for e, _t in edges), tuple(lineage)
+    return await write_links(repo, namespace, observation_id, note_id, links)

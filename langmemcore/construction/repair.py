@@ -19,6 +19,8 @@ topic keywords for):
 - the observation's profile statements are removed and the profile chains they were in
   replayed (:func:`~langmemcore.profiles.replay.forget_statements`): a value it alone
   stated goes, a value it replaced is current again;
+- the validity of the re-derived notes and of every note a removed edge superseded is
+  derived again (see :mod:`~langmemcore.storage.notes.validity_queries`);
 - every lineage row in force of the observation, of a deleted note, or whose link names a
   removed edge is marked undone (see :mod:`~langmemcore.storage.notes.lineage_queries`), and a
   ``forget`` row records what happened.
@@ -185,6 +187,7 @@ async def forget_observation(
     await repo.delete_observation(namespace, observation_id)
     orphans = await _delete_orphans(repo, namespace, keyword_ids)
     await repo.retire_forgotten_lineage(namespace, observation_id, deleted, deleted_edges)
+    await repo.refresh_validity(namespace, rederived, ended=True)
     report = RepairReport(
         observation_id, tuple(deleted), tuple(rederived), tuple(deleted_edges), tuple(orphans)
     )

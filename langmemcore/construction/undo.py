@@ -9,7 +9,10 @@
   undone and changes nothing (delete the observation to forget it);
 - the merged observation's profile replacements link its restored note again to the notes
   they conflict with (:func:`~langmemcore.construction.profiles.relink_profile`): the
-  ``conflicts`` edges its merge wrote went with the merge's links.
+  ``conflicts`` edges its merge wrote went with the merge's links; and what the restored
+  note supersedes is decided again (:mod:`~langmemcore.construction.validity`);
+- every undo derives the notes' validity again (``valid_from`` of the row's note,
+  ``valid_to`` of every note that has one), as removed sources and edges leave it.
 
 A merge can only be undone while no later merge into the same note is in force
 (``unmerge`` walks them newest first for you). Every undo writes its own lineage row.
@@ -23,6 +26,7 @@ from typing import Any
 
 from langmemcore._errors import InvalidInputError, NotFoundError
 from langmemcore.construction.profiles import relink_profile
+from langmemcore.construction.validity import write_validity
 from langmemcore.storage.models import Lineage
 from langmemcore.storage.notes import NoteContent
 from langmemcore.storage.repository import Repository
@@ -74,7 +78,14 @@ async def _undo_merge(
     edges, _rows = await relink_profile(
         repo, namespace, row.observation_id, restored, strength=strength
     )
-    return {"note_id": note.id, "restored_note_id": restored, "relinked_edge_ids": list(edges)}
+    valid, _rows = await write_validity(
+        repo, namespace, row.observation_id, restored, strength=strength
+    )
+    return {
+        "note_id": note.id,
+        "restored_note_id": restored,
+        "relinked_edge_ids": [*edges, *valid],
+    }
 
 
 async def _undo_one(
@@ -88,6 +99,8 @@ async def _undo_one(
     elif row.operation not in ("append", "topics"):
         raise InvalidInputError(f"lineage {row.id}: a {row.operation!r} row cannot be undone")
     await repo.mark_undone(namespace, row.id)
+    restored = [row.note_id] if row.note_id is not None else []
+    await repo.refresh_validity(namespace, restored, ended=True)
     return await repo.append_lineage(
         namespace,
         "undo",

@@ -19,7 +19,7 @@ from langmemcore.retrieval.state_question import (
     names_speaker,
 )
 from langmemcore.retrieval.supersession import (
-    CONFLICTS,
+    DECISIVE,
     Statement,
     latest_change_first,
     period_first,
@@ -37,6 +37,7 @@ __all__ = [
     "RetrievedNote",
     "SourceRef",
     "estimate_tokens",
+    "linked_pairs",
     "observed_part",
     "order_sources",
     "pack_notes",
@@ -264,14 +265,16 @@ def _said_by(note: Evidence, speaker: str) -> bool:
     return any(s.speaker and s.speaker.lower() == speaker.lower() for s in note.sources)
 
 
-async def _links(
-    repo: Repository, namespace: tuple[str, ...], ids: list[int]
+async def linked_pairs(
+    repo: Repository, namespace: tuple[str, ...] | Sequence[str], ids: Sequence[int]
 ) -> dict[frozenset[int], str]:
-    """The relation of each pair of ``ids`` the gate linked (``conflicts`` over any other)."""
+    """The relation of each pair of notes linked by an edge touching one of ``ids`` (a
+    decisive one, ``conflicts`` or ``supersedes``, over any other).
+    """
     links: dict[frozenset[int], str] = {}
-    for edge in await repo.edges_of(namespace, ids) if len(ids) > 1 else []:
+    for edge in await repo.edges_of(namespace, ids):
         pair = frozenset((edge.source_id, edge.target_id))
-        if links.get(pair) != CONFLICTS:
+        if links.get(pair) not in DECISIVE:
             links[pair] = edge.relation
     return links
 
@@ -346,7 +349,7 @@ async def _supersede(
     counts the searches whose order it changed.
     """
     ids = [f.note_id for f in head]
-    links = await _links(repo, namespace, ids)
+    links = await linked_pairs(repo, namespace, ids)
     exchanges = await repo.exchanges_of(namespace, ids) if asked_aspects(state.focus) else {}
     asked = {i: _around(notes[i], exchanges.get(i)) for i in ids}
     statements = [statement_of(notes[i], asked=asked[i]) for i in ids]

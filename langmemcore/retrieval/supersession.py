@@ -40,7 +40,7 @@ spoke of that situation (:func:`situation_period`).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 import numpy as np
@@ -51,14 +51,17 @@ from langmemcore.retrieval.state_question import (
     asks_about_aspect,
     names_speaker,
 )
+from langmemcore.storage.notes.validity_queries import SUPERSEDES
 
 __all__ = [
     "CONFLICTS",
+    "DECISIVE",
     "Statement",
     "latest_change_first",
     "period_first",
     "situation_period",
     "supersede",
+    "supersedes_when_written",
     "untied_change",
 ]
 
@@ -97,6 +100,10 @@ class Statement:
 Links = Mapping[frozenset[int], str]
 Terms = frozenset[str]
 CONFLICTS = "conflicts"
+DECISIVE = frozenset({CONFLICTS, SUPERSEDES})
+"""The relations that decide a pair by themselves: the gate or a profile replacement
+linked the two as conflicting, or the newer was judged to supersede the older when one
+of them was written (:func:`supersedes_when_written`)."""
 
 
 def _subject_speakers(statements: Sequence[Statement], named: Collection[str]) -> set[str]:
@@ -148,7 +155,7 @@ def _supersedes(
     if not _later_by_the_same(newer, older):
         return False
     relation = links.get(frozenset((newer.note_id, older.note_id)))
-    if relation == CONFLICTS:
+    if relation in DECISIVE:
         return True
     if newer.changes:
         return (
@@ -157,6 +164,18 @@ def _supersedes(
             or _related(newer, older, focus, cos)
         )
     return marked and _related(newer, older, focus, cos)
+
+
+def supersedes_when_written(newer: Statement, older: Statement, links: Links) -> bool:
+    """Whether ``newer`` supersedes ``older``, decided when one of them is written: as
+    :func:`_supersedes` decides for a question naming nothing of either, without "now"
+    and without comparing embeddings (the gate's links stand for them): one speaker, a
+    later day, and a ``conflicts`` edge, or ``newer`` announces a change and the two are
+    linked or ``older`` speaks of what ``newer`` says changed. A shared aspect alone is
+    no tie here: a new hobby does not end every other one.
+    """
+    bare = (replace(newer, vector=None), replace(older, vector=None))
+    return _supersedes(*bare, links, frozenset(), 1.0, False)
 
 
 def untied_change(
@@ -386,5 +405,5 @@ def _names_the_changed(newer: Statement, older: Statement, links: Links) -> bool
     """
     if not _later_by_the_same(newer, older):
         return False
-    conflicting = links.get(frozenset((newer.note_id, older.note_id))) == CONFLICTS
-    return conflicting or bool(newer.changed & older.terms)
+    decided = links.get(frozenset((newer.note_id, older.note_id))) in DECISIVE
+    return decided or bool(newer.changed & older.terms)

@@ -166,7 +166,11 @@ class Note(Base):
     alpha: Mapped[float | None] = mapped_column(Float)
     beta: Mapped[float | None] = mapped_column(Float)
     valid_from: Mapped[datetime | None]
+    """When what it says became valid: the latest event time of its sources."""
     valid_to: Mapped[datetime | None]
+    """When it stopped being valid: the earliest ``valid_from`` of the notes superseding
+    it (``supersedes`` edges, see :mod:`~langmemcore.construction.validity`); ``None``
+    while none does."""
     event_time: Mapped[datetime | None]
     status: Mapped[str] = mapped_column(String(16), server_default="active")
     origin: Mapped[str] = mapped_column(String(16), server_default="offline")

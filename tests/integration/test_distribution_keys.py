@@ -8,9 +8,12 @@ import asyncio
 
 import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 
 from langmemcore.storage import Database, downgrade, head_revision, upgrade
 from tests.conftest import libpq_url
+
+from .conftest import UNANALYSED
 
 GLOBAL = {"alembic_version", "langmemcore_settings"}
 """Tables that hold no namespace's data (a Citus reference table and alembic's own)."""
@@ -76,8 +79,8 @@ def test_every_key_of_the_memory_tables_includes_the_namespace(fresh_database_ur
 def _observation(conn: psycopg.Connection, namespace: str, key: str) -> int:
     row = conn.execute(
         "INSERT INTO observations (namespace, key, content, content_hash, analysis) "
-        "VALUES (%s, %s, 'said', %s, '{}') RETURNING id",
-        (namespace, key, key),
+        "VALUES (%s, %s, 'said', %s, %s) RETURNING id",
+        (namespace, key, key, Jsonb(UNANALYSED)),
     ).fetchone()
     assert row is not None
     return int(row[0])

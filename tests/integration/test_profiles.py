@@ -157,8 +157,10 @@ async def test_unmerge_and_undo_leave_profiles_consistent(
     restored = await memory.aunmerge(ns, report.results[0].note_id)
     assert len(restored) == 1
     assert shape(await memory.aprofile(ns, "Nadia")) == before
-    conflict_rows = report.results[2].lineage_ids[-1:]
-    await memory.aundo(ns, conflict_rows[0])
+    async with Repository.open(database, autocommit=True) as repo:
+        rows = [await repo.lineage(ns, i) for i in report.results[2].lineage_ids]
+    (conflict_row,) = [r for r in rows if r and (r.after or {}).get("relation") == "conflicts"]
+    await memory.aundo(ns, conflict_row.id)
     async with Repository.open(database, autocommit=True) as repo:
         edges = await repo.edges_of(ns, [report.results[2].note_id])
     assert not [e for e in edges if e.relation == "conflicts" and e.tag == "home"]
@@ -203,7 +205,8 @@ async def test_unmerge_writes_again_the_conflict_edge_of_a_merged_replacement(
     async with Repository.open(database, autocommit=True) as repo:
         observation = await repo.observation(ns, "m")
         assert observation is not None
-        (link,) = await repo.links_in_force(ns, moved, observation.id)
+        links = await repo.links_in_force(ns, moved, observation.id)
+    (link,) = [r for r in links if r.after and r.after["relation"] == "conflicts"]
     await memory.aundo(ns, link.id)
     assert await conflicting(database, ns, lyon) == set()
 

@@ -17,6 +17,7 @@ from langmemcore.storage.notes import removal_queries as rq
 from langmemcore.storage.notes.lineage_access import LineageAccess
 from langmemcore.storage.notes.records import Appended, NoteContent
 from langmemcore.storage.notes.thread_access import ThreadAccess
+from langmemcore.storage.notes.validity_access import ValidityAccess
 from langmemcore.storage.records import (
     DEFAULT_MAX_OBSERVATION_CHARS,
     ObservationRecord,
@@ -27,7 +28,7 @@ from langmemcore.storage.records import (
 __all__ = ["NoteAccess"]
 
 
-class NoteAccess(LineageAccess, ThreadAccess):
+class NoteAccess(LineageAccess, ThreadAccess, ValidityAccess):
     """Observations, notes, their sources, edges and lineage of a namespace, within one
     transaction.
     """

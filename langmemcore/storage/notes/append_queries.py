@@ -53,9 +53,9 @@ keyword_ids AS (
 ),
 note AS (
     INSERT INTO notes (namespace, context, embedding, thread_embedding, keywords, speakers,
-                       event_time, confidence, origin)
+                       event_time, valid_from, confidence, origin)
     SELECT :namespace, :context, :embedding, :thread_embedding, :note_keywords, :speakers,
-           :note_time, :confidence, :origin
+           :note_time, :event_time, :confidence, :origin
     FROM obs
     RETURNING id
 ),

@@ -1,0 +1,131 @@
+"""Validity stored on the notes, decided when written, against real Postgres: when Nadia
+says she moved to Hamburg, the note of the move supersedes the note of her life in Lyon (a
+``supersedes`` edge), which stopped being valid when the move was said; undo, forget and
+unmerge leave validity as the remaining notes and edges say, and revision 0014 decides an
+existing database as the writes did.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import psycopg
+import pytest
+
+from langmemcore.config import ConstructionConfig
+from langmemcore.embeddings import LocalEmbeddings
+from langmemcore.memory import Memory
+from langmemcore.storage import Database, Repository, downgrade, upgrade
+from tests.conftest import libpq_url
+
+from .test_profiles import NADIA, T0, observations
+
+Validity = tuple[datetime | None, datetime | None]
+
+
+@pytest.fixture()
+def memory(database: Database, embeddings: LocalEmbeddings) -> Memory:
+    return Memory(database, embeddings, config=ConstructionConfig(topic_every=0))
+
+
+async def validity(database: Database, ns: tuple[str, ...], note_id: int) -> Validity:
+    """(valid_from, valid_to) of one note."""
+    async with Repository.open(database, autocommit=True) as repo:
+        (note,) = await repo.get_notes(ns, [note_id])
+    return note.valid_from, note.valid_to
+
+
+async def superseded(database: Database, ns: tuple[str, ...]) -> set[tuple[int, int]]:
+    """(newer, older) of every ``supersedes`` edge of the namespace."""
+    async with Repository.open(database, autocommit=True) as repo:
+        edges = await repo.edges_of(ns, await repo.active_note_ids(ns))
+    return {(e.source_id, e.target_id) for e in edges if e.relation == "supersedes"}
+
+
+def day(n: int) -> datetime:
+    return T0 + timedelta(days=n)
+
+
+async def test_a_change_supersedes_what_it_changes_when_written(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    report = await memory.aingest_many(ns, observations())
+    lyon, nurse, hamburg, max_died = (r.note_id for r in report.results)
+    assert await superseded(database, ns) == {(hamburg, lyon), (max_died, lyon)}
+    assert await validity(database, ns, lyon) == (day(0), day(30))
+    assert await validity(database, ns, hamburg) == (day(30), None)
+    assert await validity(database, ns, nurse) == (day(1), None)
+
+
+async def test_forget_and_undo_derive_validity_again(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    report = await memory.aingest_many(ns, observations())
+    lyon, _, hamburg, max_died = (r.note_id for r in report.results)
+    await memory.aforget(ns, "n3")
+    assert await superseded(database, ns) == {(max_died, lyon)}
+    assert await validity(database, ns, lyon) == (day(0), day(60))
+    async with Repository.open(database, autocommit=True) as repo:
+        assert hamburg not in await repo.active_note_ids(ns)
+        observation = await repo.observation(ns, "n4")
+        assert observation is not None
+        links = await repo.links_in_force(ns, max_died, observation.id)
+    (link,) = [r for r in links if r.after and r.after["relation"] == "supersedes"]
+    await memory.aundo(ns, link.id)
+    assert await superseded(database, ns) == set()
+    assert await validity(database, ns, lyon) == (day(0), None)
+
+
+async def test_unmerge_decides_again_for_the_restored_note(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    items = [
+        ("a", "Nadia", "I live in Lyon.", 0),
+        ("c", "Nadia", "We visited Hamburg last month and loved it.", 1),
+        ("m", "Nadia", "We live in Hamburg since last month and love it.", 60),
+    ]
+    report = await memory.aingest_many(ns, observations(items))
+    lyon, visit = report.results[0].note_id, report.results[1].note_id
+    assert (report.results[2].operation, report.results[2].note_id) == ("merge", visit)
+    assert await superseded(database, ns) == {(visit, lyon)}
+    assert await validity(database, ns, visit) == (day(60), None)
+    assert await validity(database, ns, lyon) == (day(0), day(60))
+
+    (moved,) = await memory.aunmerge(ns, visit)
+    assert await superseded(database, ns) == {(moved, lyon)}
+    assert await validity(database, ns, visit) == (day(1), None)
+    assert await validity(database, ns, moved) == (day(60), None)
+    assert await validity(database, ns, lyon) == (day(0), day(60))
+
+
+async def test_revision_0014_decides_an_existing_database_as_the_writes_did(
+    fresh_database_url: str, embeddings: LocalEmbeddings
+) -> None:
+    database = Database(fresh_database_url)
+    upgrade(database)
+    memory = Memory(database, embeddings, config=ConstructionConfig(topic_every=0))
+    ns = ("validity", "migrated")
+    items = [*NADIA, ("n5", "Nadia", "I moved again, to a flat in Bremen.", 90)]
+    await memory.aingest_many(ns, observations(items))
+    written = await superseded(database, ns)
+    ids = sorted({n for pair in written for n in pair})
+    states = [await validity(database, ns, n) for n in ids]
+    assert len(written) >= 3
+    count = "SELECT count(*) FROM lineage WHERE after ->> 'relation' = 'supersedes'"
+    with psycopg.connect(libpq_url(fresh_database_url), autocommit=True) as conn:
+        links = conn.execute(count).fetchone()
+
+    downgrade(database, revision="0013")
+    with psycopg.connect(libpq_url(fresh_database_url), autocommit=True) as conn:
+        left = conn.execute(
+            "SELECT (SELECT count(*) FROM edges WHERE relation = 'supersedes'), "
+            "(SELECT count(*) FROM notes WHERE valid_from IS NOT NULL OR valid_to IS NOT NULL)"
+        ).fetchone()
+    assert left == (0, 0)
+
+    upgrade(database)
+    assert await superseded(database, ns) == written
+    assert [await validity(database, ns, n) for n in ids] == states
+    with psycopg.connect(libpq_url(fresh_database_url), autocommit=True) as conn:
+        assert conn.execute(count).fetchone() == links
+    await database.dispose()
