@@ -45,8 +45,9 @@ def note_document(note: RetrievedNote, query_id: int | None = None) -> Document:
         A document whose ``page_content`` is the note's context and whose metadata holds
         ``note_id``, ``score``, ``channels`` (channel -> rank), ``keywords``, ``topic``,
         ``source_keys``, ``speakers`` (distinct, in source order), ``times`` (ISO 8601,
-        ``None`` where unknown), ``sources`` (one dict per source observation) and
-        ``query_id``.
+        ``None`` where unknown), ``sources`` (one dict per source observation),
+        ``valid_from`` and ``valid_to`` (ISO 8601 or ``None``: when what the note says
+        became valid and, once a newer note superseded it, stopped) and ``query_id``.
     """
     speakers = list(dict.fromkeys(s.speaker for s in note.sources if s.speaker))
     times = [s.event_time.isoformat() if s.event_time else None for s in note.sources]
@@ -67,6 +68,8 @@ def note_document(note: RetrievedNote, query_id: int | None = None) -> Document:
                 {"key": s.key, "speaker": s.speaker, "time": t, "text": s.text}
                 for s, t in zip(note.sources, times, strict=True)
             ],
+            "valid_from": note.valid_from.isoformat() if note.valid_from else None,
+            "valid_to": note.valid_to.isoformat() if note.valid_to else None,
         },
     )
 

@@ -37,7 +37,8 @@ def _channel_order(channel: str) -> tuple[int, str]:
 
 
 def evidence_lines(notes: Sequence[RetrievedNote], *, width: int = 100) -> list[str]:
-    """Each note with its score, channels (with the note's rank there), topic and sources.
+    """Each note with its score, channels (with the note's rank there), topic, the time it
+    stopped being valid (when a newer note superseded it) and sources.
 
     The note and the text of each source are printed whole, wrapped at ``width``.
     """
@@ -51,6 +52,8 @@ def evidence_lines(notes: Sequence[RetrievedNote], *, width: int = 100) -> list[
         lines.append(f"     score {note.score:.4f} | channels: {channels}")
         if note.topic:
             lines.append(f"     topic: {note.topic}")
+        if note.valid_to:
+            lines.append(f"     superseded since {note.valid_to.strftime('%Y-%m-%d %H:%M')}")
         for source in note.sources:
             when = source.event_time.strftime("%Y-%m-%d %H:%M") if source.event_time else "-"
             who = source.speaker or "-"

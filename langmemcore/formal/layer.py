@@ -189,6 +189,8 @@ class FormalLayer:
                 sources=tuple(
                     SourceRef(o.key, o.speaker, o.event_time, o.content) for o in sources[n.id]
                 ),
+                valid_from=n.valid_from,
+                valid_to=n.valid_to,
             )
             for rank, n in enumerate(notes, start=1)
         ]

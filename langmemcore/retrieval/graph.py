@@ -352,6 +352,7 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
             state=None
             if plan is None
             else state_question(plan.text, plan.times, plan.entities, ctx.config),
+            as_of=as_of,
         )
     return {"results": _profile_order(results, state.get("rankings", []))}
 

@@ -82,6 +82,11 @@ class RetrievedNote:
         sources: Its source observations, most query-relevant first: those sharing more
             content terms with the query come first, event order among equals (see
             :func:`order_sources`).
+        valid_from: When what it says became valid: the latest time one of its sources
+            (observed by the search's reference time) was said, if known.
+        valid_to: When it stopped being valid: when a note superseding it was said (see
+            :mod:`~langmemcore.construction.validity`), if that was by the search's
+            reference time; ``None`` while it holds.
     """
 
     note_id: int
@@ -91,6 +96,8 @@ class RetrievedNote:
     keywords: tuple[str, ...]
     topic: str | None
     sources: tuple[SourceRef, ...]
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
 
 
 def order_sources(sources: Sequence[SourceRef], query_terms: set[str]) -> tuple[SourceRef, ...]:
@@ -117,6 +124,7 @@ async def pack_notes(
     pool: int = 60,
     observed: Mapping[int, frozenset[str]] | None = None,
     state: StateQuestion | None = None,
+    as_of: datetime | None = None,
 ) -> list[RetrievedNote]:
     """Load the best ``k`` active notes with their sources, within ``token_budget``.
 
@@ -127,7 +135,8 @@ async def pack_notes(
     supersession (see :mod:`~langmemcore.retrieval.supersession`). A merged note's sources come most
     query-relevant first (see :func:`order_sources`). With ``observed`` (note -> keys of
     the sources observed by the search's reference time) a note keeps only those (see
-    :func:`observed_part`), and supersession reads only them.
+    :func:`observed_part`), and supersession reads only them; a note superseded after
+    ``as_of`` (the search's reference time) is returned as valid.
     """
     query_terms = set(content_terms(query))
     head = list(fused[: max(k * 2, pool if diversity > 0 else 0)])
@@ -159,21 +168,31 @@ async def pack_notes(
                 keywords=tuple(note.keywords),
                 topic=note.topic,
                 sources=order_sources(sources, query_terms),
+                valid_from=note.valid_from,
+                valid_to=_ended_by(note.valid_to, as_of),
             )
         )
     return packed
 
 
+def _ended_by(valid_to: datetime | None, as_of: datetime | None) -> datetime | None:
+    """``valid_to`` if it is at or before ``as_of`` (any time without one), else ``None``."""
+    return valid_to if valid_to is None or as_of is None or valid_to <= as_of else None
+
+
 def observed_part(note: Evidence, keys: frozenset[str]) -> Evidence:
     """``note`` with only the sources whose keys are in ``keys``; when some were left out,
     its context becomes the kept sources' texts (``speaker: text``, in event order), so
-    that nothing of the others is returned.
+    that nothing of the others is returned, and its ``valid_from`` the latest time one of
+    them was said.
     """
     kept = tuple(source for source in note.sources if source.key in keys)
     if len(kept) == len(note.sources):
         return note
     context = " ".join(f"{s.speaker}: {s.text}" if s.speaker else s.text for s in kept)
-    return note._replace(sources=kept, context=context)
+    times = [s.event_time for s in kept if s.event_time is not None]
+    said = max(times) if times else None
+    return note._replace(sources=kept, context=context, valid_from=said)
 
 
 def statement_of(note: Evidence, asked: frozenset[str] = frozenset()) -> Statement:

@@ -117,6 +117,8 @@ def _retrieved(fused: Fused, note: Evidence, query_terms: set[str]) -> Retrieved
         keywords=note.keywords,
         topic=note.topic,
         sources=order_sources(sources, query_terms),
+        valid_from=note.valid_from,
+        valid_to=note.valid_to,
     )
 
 

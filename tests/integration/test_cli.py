@@ -4,11 +4,16 @@ eval locomo, and errors."""
 from __future__ import annotations
 
 import json
+import re
 import uuid
+from datetime import timedelta
 from pathlib import Path
 
 from langmemcore.storage.stats import COUNTED
 from tests.integration.conftest import Cli
+from tests.integration.test_profiles import T0, observations
+
+NADIA_MOVED = T0 + timedelta(days=30)
 
 
 def record(key: str | None, speaker: str, time: str, text: str) -> dict[str, str]:
@@ -245,3 +250,24 @@ def test_eval_knowledge_updates(url: str, tmp_path: Path, cli: Cli) -> None:
     file.write_text(json.dumps({"conversations": [], "facts": [{"id": "f"}]}))
     code, _, err = cli("--url", url, "eval", "knowledge-updates", str(file))
     assert code == 2 and err.startswith("error: not a knowledge-update set: ")
+
+
+def test_the_cli_says_when_a_returned_note_was_superseded(
+    url: str, tmp_path: Path, cli: Cli
+) -> None:
+    ns = f"validity.{uuid.uuid4().hex[:10]}"
+    file = tmp_path / "turns.jsonl"
+    rows = [
+        {"key": o.key, "speaker": o.speaker, "time": o.event_time.isoformat(), "text": o.text}
+        for o in observations()
+        if o.event_time is not None
+    ]
+    file.write_text("\n".join(json.dumps(row) for row in rows) + "\n")
+    code, _, err = cli("--url", url, "ingest", str(file), "--namespace", ns)
+    assert code == 0, err
+    question = "Where does Nadia live?"
+    code, out, err = cli("--url", url, "search", question, "--namespace", ns)
+    assert code == 0, err
+    (lyon,) = [block for block in re.split(r"\n  \d+\. ", out) if "I live in Lyon" in block]
+    assert f"superseded since {NADIA_MOVED:%Y-%m-%d %H:%M}" in lyon
+    assert out.count("superseded since") == 1

@@ -15,6 +15,7 @@ import pytest
 from langmemcore.config import ConstructionConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
+from langmemcore.retriever import MemoryRetriever
 from langmemcore.storage import Database, Repository, downgrade, upgrade
 from tests.conftest import libpq_url
 
@@ -129,3 +130,20 @@ async def test_revision_0014_decides_an_existing_database_as_the_writes_did(
     with psycopg.connect(libpq_url(fresh_database_url), autocommit=True) as conn:
         assert conn.execute(count).fetchone() == links
     await database.dispose()
+
+
+async def test_a_search_returns_validity_as_it_stood_at_its_reference_time(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    report = await memory.aingest_many(ns, observations())
+    lyon, hamburg = report.results[0].note_id, report.results[2].note_id
+    question = "Where does Nadia live?"
+    now = {n.note_id: n for n in await memory.asearch(ns, question, k=10)}
+    assert (now[lyon].valid_from, now[lyon].valid_to) == (day(0), day(30))
+    assert (now[hamburg].valid_from, now[hamburg].valid_to) == (day(30), None)
+    then = {n.note_id: n for n in await memory.asearch(ns, question, k=10, as_of=day(20))}
+    assert (then[lyon].valid_from, then[lyon].valid_to) == (day(0), None)
+    assert hamburg not in then
+    documents = await MemoryRetriever(memory=memory, namespace=ns, k=10).ainvoke(question)
+    (document,) = [d for d in documents if d.metadata["note_id"] == lyon]
+    assert document.metadata["valid_to"] == day(30).isoformat()

@@ -54,6 +54,9 @@ class Evidence(NamedTuple):
         vector: Its embedding.
         sources: Its source observations, in event order.
         topic: The label of the topic sharing most keywords with it, if any.
+        valid_from: When what it says became valid (the latest time its sources were
+            said), if known.
+        valid_to: When it stopped being valid (a note superseding it was said), if it has.
     """
 
     id: int
@@ -62,6 +65,8 @@ class Evidence(NamedTuple):
     vector: npt.NDArray[np.float32]
     sources: tuple[SourceRow, ...]
     topic: str | None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
 
 
 class Subgraph(NamedTuple):
@@ -94,6 +99,8 @@ def _evidence(row: Any) -> Evidence:
             for key, speaker, when, text, found in row.sources or ()
         ),
         row.topic,
+        row.valid_from,
+        row.valid_to,
     )
 
 

@@ -84,6 +84,8 @@ def _evidence_select(namespace: Any) -> Select:
         func.vector_send(Note.embedding).label("vector"),
         sources.label("sources"),
         topic.label("topic"),
+        Note.valid_from,
+        Note.valid_to,
     )
 
 
@@ -99,8 +101,9 @@ def evidence_rows(namespace: str, note_ids: Sequence[int]) -> Prepared:
     """The active notes among ``note_ids`` with what packing needs: ``id``, ``context``,
     ``keywords``, ``vector`` (binary, see
     :func:`~langmemcore.storage.models.decode_vector`), ``sources`` (JSON array of
-    ``[key, speaker, event_time, text, analysis]`` in event order) and ``topic`` (the label of the
-    topic sharing most keywords with the note, ties by label).
+    ``[key, speaker, event_time, text, analysis]`` in event order), ``topic`` (the label of the
+    topic sharing most keywords with the note, ties by label), ``valid_from`` and
+    ``valid_to``.
     """
     return Prepared(_evidence_rows(), {"namespace": namespace, "note_ids": list(note_ids)})
 
