@@ -1,5 +1,6 @@
 """apply: write one gated observation in one transaction, with a lineage row per operation
-(and its profile statements, see :mod:`~langmemcore.construction.profiles`).
+(and its profile statements, see :mod:`~langmemcore.construction.profiles`, and what its
+note supersedes, see :mod:`~langmemcore.construction.validity`).
 
 Construction in a namespace is serialised by a transaction-scoped advisory lock, and a
 merge target is re-checked under it (still active, still taking sources, context
@@ -14,7 +15,7 @@ from typing import Any
 
 from langmemcore.construction.gate import Decision, NoteDraft
 from langmemcore.construction.ingest import ObservationIn
-from langmemcore.construction.links import write_links
+from langmemcore.construction.links import LinkWrite, write_links
 from langmemcore.construction.profiles import write_profile
 from langmemcore.construction.validity import write_validity
 from langmemcore.storage.models import Note
@@ -44,6 +45,11 @@ class ApplyResult:
     edge_ids: tuple[int, ...]
     lineage_ids: tuple[int, ...]
     reason: str
+
+    def with_links(self, written: LinkWrite) -> ApplyResult:
+        """The result with more edges and lineage rows written (``(edge ids, lineage ids)``)."""
+        edges, lineage = written
+        return replace(self, edge_ids=self.edge_ids + edges, lineage_ids=self.lineage_ids + lineage)
 
 
 @dataclass(frozen=True)
@@ -308,11 +314,10 @@ async def apply_observation(
             max_chars,
             reason,
         )
-    result = await _with_profile(repo, namespace, result, draft, conflict_strength)
-    return await _with_validity(repo, namespace, result, draft, conflict_strength)
+    return await _with_profile_and_validity(repo, namespace, result, draft, conflict_strength)
 
 
-async def _with_profile(
+async def _with_profile_and_validity(
     repo: Repository,
     namespace: Sequence[str],
     result: ApplyResult,
@@ -320,44 +325,33 @@ async def _with_profile(
     strength: float,
 ) -> ApplyResult:
     """Add the draft's statements to the profiles (see
-    :mod:`~langmemcore.construction.profiles`), with the edges and lineage rows written.
+    :mod:`~langmemcore.construction.profiles`), then decide what the observation's note
+    supersedes and what supersedes it when it announces a change or is linked to other
+    notes (see :mod:`~langmemcore.construction.validity`; a merge without either only
+    moves its note's ``valid_from`` to the time the observation was said), with the edges
+    and lineage rows written.
     """
-    if result.operation == "unchanged" or not draft.statements:
+    if result.operation == "unchanged":
         return result
-    edges, lineage = await write_profile(
-        repo,
-        namespace,
-        result.observation_id,
-        result.note_id,
-        draft.statements,
-        strength=strength,
-    )
-    return replace(
-        result, edge_ids=result.edge_ids + edges, lineage_ids=result.lineage_ids + lineage
-    )
-
-
-async def _with_validity(
-    repo: Repository,
-    namespace: Sequence[str],
-    result: ApplyResult,
-    draft: NoteDraft,
-    strength: float,
-) -> ApplyResult:
-    """Decide what the observation's note supersedes and what supersedes it, when it
-    announces a change or was linked to other notes (see
-    :mod:`~langmemcore.construction.validity`); a merge without either only moves its
-    note's ``valid_from`` to the time the observation was said.
-    """
+    if draft.statements:
+        result = result.with_links(
+            await write_profile(
+                repo,
+                namespace,
+                result.observation_id,
+                result.note_id,
+                draft.statements,
+                strength=strength,
+            )
+        )
     if result.note_id is None:
         return result
-    if not draft.analysis.changes and not result.edge_ids:
-        if result.operation == "merge":
-            await repo.refresh_validity(namespace, [result.note_id])
-        return result
-    edges, lineage = await write_validity(
-        repo, namespace, result.observation_id, result.note_id, strength=strength
-    )
-    return replace(
-        result, edge_ids=result.edge_ids + edges, lineage_ids=result.lineage_ids + lineage
-    )
+    if draft.analysis.changes or result.edge_ids:
+        return result.with_links(
+            await write_validity(
+                repo, namespace, result.observation_id, result.note_id, strength=strength
+            )
+        )
+    if result.operation == "merge":
+        await repo.refresh_validity(namespace, [result.note_id])
+    return result

@@ -29,6 +29,14 @@ NADIA = [
 ]
 
 
+MOVE_MERGED_INTO_A_VISIT = [
+    ("a", "Nadia", "I live in Lyon.", 0),
+    ("c", "Nadia", "We visited Hamburg last month and loved it.", 1),
+    ("m", "Nadia", "We live in Hamburg since last month and love it.", 60),
+]
+"""The move ("m") is merged into the note of the visit ("c")."""
+
+
 def observations(items: list[tuple[str, str, str, int]] = NADIA) -> list[ObservationIn]:
     return [ObservationIn(k, text, who, T0 + timedelta(days=d)) for k, who, text, d in items]
 
@@ -185,12 +193,7 @@ async def test_unmerge_writes_again_the_conflict_edge_of_a_merged_replacement(
     """The merged observation's replacement linked the note it was merged into; once the
     merge is undone its own note gets the edge again, with a link row of its own (so undo
     removes it as any link)."""
-    items = [
-        ("a", "Nadia", "I live in Lyon.", 0),
-        ("c", "Nadia", "We visited Hamburg last month and loved it.", 1),
-        ("m", "Nadia", "We live in Hamburg since last month and love it.", 60),
-    ]
-    report = await memory.aingest_many(ns, observations(items))
+    report = await memory.aingest_many(ns, observations(MOVE_MERGED_INTO_A_VISIT))
     lyon, visit = report.results[0].note_id, report.results[1].note_id
     assert (report.results[2].operation, report.results[2].note_id) == ("merge", visit)
     assert await conflicting(database, ns, visit) == {lyon}

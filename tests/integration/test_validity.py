@@ -19,7 +19,7 @@ from langmemcore.retriever import MemoryRetriever
 from langmemcore.storage import Database, Repository, downgrade, upgrade
 from tests.conftest import libpq_url
 
-from .test_profiles import NADIA, T0, observations
+from .test_profiles import MOVE_MERGED_INTO_A_VISIT, NADIA, T0, observations
 
 Validity = tuple[datetime | None, datetime | None]
 
@@ -80,12 +80,7 @@ async def test_forget_and_undo_derive_validity_again(
 async def test_unmerge_decides_again_for_the_restored_note(
     memory: Memory, database: Database, ns: tuple[str, ...]
 ) -> None:
-    items = [
-        ("a", "Nadia", "I live in Lyon.", 0),
-        ("c", "Nadia", "We visited Hamburg last month and loved it.", 1),
-        ("m", "Nadia", "We live in Hamburg since last month and love it.", 60),
-    ]
-    report = await memory.aingest_many(ns, observations(items))
+    report = await memory.aingest_many(ns, observations(MOVE_MERGED_INTO_A_VISIT))
     lyon, visit = report.results[0].note_id, report.results[1].note_id
     assert (report.results[2].operation, report.results[2].note_id) == ("merge", visit)
     assert await superseded(database, ns) == {(visit, lyon)}
