@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 
 from langmemcore.analysis import Analysis
 from langmemcore.retrieval.cost import count
@@ -136,9 +136,7 @@ async def pack_notes(
     query-relevant first (see :func:`order_sources`). With ``observed`` (note -> keys of
     the sources observed by the search's reference time) a note keeps only those (see
     :func:`observed_part`), and supersession reads only them; a note superseded after
-    ``as_of`` (the search's reference time) is returned as valid. For a question about
-    the present, the note valid at ``as_of`` (else now) that supersedes a returned one
-    joins the notes just above it (see :func:`_with_valid`).
+    ``as_of`` (the search's reference time) is returned as valid.
     """
     query_terms = set(content_terms(query))
     head = list(fused[: max(k * 2, pool if diversity > 0 else 0)])
@@ -150,8 +148,6 @@ async def pack_notes(
     if observed is not None:
         notes = {i: observed_part(note, observed[i]) for i, note in notes.items() if i in observed}
     head = [f for f in head if f.note_id in notes]
-    if state is not None and state.now and state.until is None:
-        head, notes = await _with_valid(repo, namespace, head[:k], notes, state, as_of)
     if state is not None:
         head = await _supersede(repo, namespace, head[:k], notes, state)
     packed: list[RetrievedNote] = []
@@ -177,41 +173,6 @@ async def pack_notes(
             )
         )
     return packed
-
-
-async def _with_valid(
-    repo: Repository,
-    namespace: tuple[str, ...],
-    head: list[Fused],
-    notes: dict[int, Evidence],
-    state: StateQuestion,
-    as_of: datetime | None,
-) -> tuple[list[Fused], dict[int, Evidence]]:
-    """``head`` with, just above each note superseded by the reference time (``as_of``,
-    else now) by no returned note, the note superseding it that is valid then (stored
-    validity, see :mod:`~langmemcore.construction.validity`) and speaks of the most of the
-    question's focus (at least one term; the latest among equals), at the superseded
-    note's score and found by no channel; and ``notes`` with their evidence (their sources
-    observed by ``as_of``).
-    """
-    ids = [f.note_id for f in head]
-    newer = await repo.valid_superseders(namespace, ids, as_of or datetime.now(UTC))
-    if any(n in ids for joining in newer.values() for n in joining):
-        newer = {old: new for old, new in newer.items() if not set(new) & set(ids)}
-    missing = sorted({n for joining in newer.values() for n in joining})
-    loaded = await repo.note_evidence(namespace, missing) if missing else {}
-    if as_of is not None and loaded:
-        observed = await repo.observed_sources(namespace, list(loaded), as_of)
-        loaded = {i: observed_part(n, observed[i]) for i, n in loaded.items() if i in observed}
-    shared = {i: len(state.focus & statement_of(n).terms) for i, n in loaded.items()}
-    placed: list[Fused] = []
-    for fused in head:
-        joining = [n for n in newer.get(fused.note_id, ()) if shared.get(n, 0) > 0]
-        best = max(joining, key=lambda n: shared[n], default=None)
-        if best is not None and all(p.note_id != best for p in placed):
-            placed.append(Fused(best, fused.score))
-        placed.append(fused)
-    return placed, {**notes, **loaded}
 
 
 def _ended_by(valid_to: datetime | None, as_of: datetime | None) -> datetime | None:

@@ -142,18 +142,3 @@ async def test_a_search_returns_validity_as_it_stood_at_its_reference_time(
     documents = await MemoryRetriever(memory=memory, namespace=ns, k=10).ainvoke(question)
     (document,) = [d for d in documents if d.metadata["note_id"] == lyon]
     assert document.metadata["valid_to"] == day(30).isoformat()
-
-
-async def test_a_question_about_the_present_gets_the_value_valid_then(
-    memory: Memory, ns: tuple[str, ...]
-) -> None:
-    """Asked in the older statement's words, the search finds the older note alone; of
-    the notes valid at the reference time that supersede it, the one speaking of what the
-    question asks joins just above it (the later news of the dog does not)."""
-    report = await memory.aingest_many(ns, observations())
-    lyon, hamburg = report.results[0].note_id, report.results[2].note_id
-    question = "Does Nadia still live in Lyon?"
-    (now,) = await memory.asearch(ns, question, k=1)
-    assert now.note_id == hamburg
-    (then,) = await memory.asearch(ns, question, k=1, as_of=day(20))
-    assert then.note_id == lyon

@@ -46,17 +46,3 @@ class ValidityAccess(SessionBound):
         if note_ids:
             await self._run(vq.refresh_valid_from(ns, note_ids))
         await self._run(vq.refresh_valid_to(ns, note_ids, ended=ended))
-
-    async def valid_superseders(
-        self, namespace: Sequence[str], note_ids: Sequence[int], at: datetime
-    ) -> dict[int, list[int]]:
-        """For each of ``note_ids`` superseded by ``at``, the notes superseding it that are
-        valid at ``at``, the latest first, by superseded note.
-        """
-        if not note_ids:
-            return {}
-        prepared = vq.valid_superseders(encode_namespace(namespace), note_ids, at)
-        found: dict[int, list[int]] = {}
-        for older, newer in await self._rows(prepared):
-            found.setdefault(int(older), []).append(int(newer))
-        return found

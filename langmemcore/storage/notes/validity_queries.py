@@ -18,13 +18,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 
 from langmemcore.storage.prepared import Prepared
 
-__all__ = [
-    "SUPERSEDES",
-    "refresh_valid_from",
-    "refresh_valid_to",
-    "statements_about",
-    "valid_superseders",
-]
+__all__ = ["SUPERSEDES", "refresh_valid_from", "refresh_valid_to", "statements_about"]
 
 SUPERSEDES = "supersedes"
 """The relation of an edge from a note to one it supersedes."""
@@ -72,17 +66,6 @@ FROM (
            OR (:ended AND t.valid_to IS NOT NULL))
 ) ended
 WHERE n.namespace = :namespace AND n.id = ended.id AND n.valid_to IS DISTINCT FROM ended.at
-"""
-
-
-_VALID_SUPERSEDERS = f"""
-SELECT e.target_id, e.source_id
-FROM edges e
-JOIN notes newer ON newer.namespace = e.namespace AND newer.id = e.source_id
-WHERE e.namespace = :namespace AND e.relation = '{SUPERSEDES}' AND e.target_id = ANY(:ids)
-  AND newer.status = 'active' AND newer.valid_from <= :at
-  AND (newer.valid_to IS NULL OR newer.valid_to > :at)
-ORDER BY e.target_id, newer.valid_from DESC, e.source_id DESC
 """
 
 
@@ -137,20 +120,3 @@ def refresh_valid_to(namespace: str, note_ids: Sequence[int], *, ended: bool = F
     """
     params = {"namespace": namespace, "ids": list(note_ids), "ended": ended}
     return Prepared(_statement(_VALID_TO), params)
-
-
-@cache
-def _valid_superseders() -> TextClause:
-    return text(_VALID_SUPERSEDERS).bindparams(
-        bindparam("namespace", type_=Text),
-        bindparam("ids", type_=ARRAY(BigInteger)),
-        bindparam("at", type_=DateTime(timezone=True)),
-    )
-
-
-def valid_superseders(namespace: str, note_ids: Sequence[int], at: datetime) -> Prepared:
-    """(superseded note, note superseding it) for each of ``note_ids`` superseded by ``at``
-    and each active note superseding it that is still valid then, the latest first.
-    """
-    params = {"namespace": namespace, "ids": list(note_ids), "at": at}
-    return Prepared(_valid_superseders(), params)
