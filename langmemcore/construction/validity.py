@@ -25,7 +25,7 @@ from typing import Any
 from langmemcore.construction.links import LinkWrite, write_links
 from langmemcore.retrieval.pack import linked_pairs, statement_of
 from langmemcore.retrieval.supersession import Statement, supersedes_when_written
-from langmemcore.storage.notes.validity_queries import SUPERSEDES
+from langmemcore.storage.models import SUPERSEDES
 from langmemcore.storage.repository import Repository
 
 __all__ = ["CANDIDATES", "write_validity"]

@@ -99,6 +99,27 @@ class RetrievedNote:
     valid_from: datetime | None = None
     valid_to: datetime | None = None
 
+    @classmethod
+    def of(
+        cls, fused: Fused, note: Evidence, query_terms: set[str], as_of: datetime | None = None
+    ) -> RetrievedNote:
+        """A loaded note as returned at its fused place: its sources most query-relevant
+        first (:func:`order_sources`), its ``valid_to`` only when it was by ``as_of``.
+        """
+        sources = [SourceRef.of(source) for source in note.sources]
+        ended = note.valid_to
+        return cls(
+            note_id=note.id,
+            context=note.context,
+            score=fused.score,
+            channels=dict(fused.ranks),
+            keywords=tuple(note.keywords),
+            topic=note.topic,
+            sources=order_sources(sources, query_terms),
+            valid_from=note.valid_from,
+            valid_to=None if as_of is not None and ended is not None and ended > as_of else ended,
+        )
+
 
 def order_sources(sources: Sequence[SourceRef], query_terms: set[str]) -> tuple[SourceRef, ...]:
     """Sources sharing more content terms with the query first; event order otherwise."""
@@ -132,11 +153,11 @@ async def pack_notes(
     relevance (:func:`~langmemcore.retrieval.fusion.diversify`) on their embeddings alone,
     and the evidence is read for the best ``k`` of that order. For a question about the
     present or the state before a change (``state``), the best ``k`` are then ordered by
-    supersession (see :mod:`~langmemcore.retrieval.supersession`). A merged note's sources come most
-    query-relevant first (see :func:`order_sources`). With ``observed`` (note -> keys of
-    the sources observed by the search's reference time) a note keeps only those (see
-    :func:`observed_part`), and supersession reads only them; a note superseded after
-    ``as_of`` (the search's reference time) is returned as valid.
+    supersession (:mod:`~langmemcore.retrieval.supersession`); a merged note's sources
+    come most query-relevant first (:func:`order_sources`). With ``observed`` (note ->
+    keys of the sources observed by ``as_of``, the search's reference time) a note keeps
+    only those (:func:`observed_part`), which supersession reads, and its ``valid_to``
+    only when it was by ``as_of``.
     """
     query_terms = set(content_terms(query))
     head = list(fused[: max(k * 2, pool if diversity > 0 else 0)])
@@ -158,26 +179,8 @@ async def pack_notes(
         if token_budget is not None and packed and spent + cost > token_budget:
             break
         spent += cost
-        sources = [SourceRef.of(source) for source in note.sources]
-        packed.append(
-            RetrievedNote(
-                note_id=note.id,
-                context=note.context,
-                score=item.score,
-                channels=dict(item.ranks),
-                keywords=tuple(note.keywords),
-                topic=note.topic,
-                sources=order_sources(sources, query_terms),
-                valid_from=note.valid_from,
-                valid_to=_ended_by(note.valid_to, as_of),
-            )
-        )
+        packed.append(RetrievedNote.of(item, note, query_terms, as_of))
     return packed
-
-
-def _ended_by(valid_to: datetime | None, as_of: datetime | None) -> datetime | None:
-    """``valid_to`` if it is at or before ``as_of`` (any time without one), else ``None``."""
-    return valid_to if valid_to is None or as_of is None or valid_to <= as_of else None
 
 
 def observed_part(note: Evidence, keys: frozenset[str]) -> Evidence:

@@ -51,7 +51,7 @@ from langmemcore.retrieval.state_question import (
     asks_about_aspect,
     names_speaker,
 )
-from langmemcore.storage.notes.validity_queries import SUPERSEDES
+from langmemcore.storage.models import SUPERSEDES
 
 __all__ = [
     "CONFLICTS",

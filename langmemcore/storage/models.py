@@ -56,6 +56,7 @@ __all__ = [
     "ProfileValue",
     "ProfileValueSource",
     "QueryLog",
+    "SUPERSEDES",
     "Topic",
     "TopicKeyword",
     "decode_vector",
@@ -66,6 +67,11 @@ __all__ = [
 ACTIVE = "active"
 """Status of a note in memory (compaction archives notes, see
 ``langmemcore.storage.formal.queries.ARCHIVED``)."""
+
+SUPERSEDES = "supersedes"
+"""The relation of an edge from a note to one it supersedes (validity, see
+:mod:`~langmemcore.construction.validity`): a record of what stopped holding, not an
+association, so the channels that walk associations leave it out."""
 
 TSVECTOR_EXPRESSION = "to_tsvector('english'::regconfig, context)"
 """Expression of the generated full-text column of notes (GIN indexed)."""

@@ -23,12 +23,11 @@ from langgraph.store.base import SearchItem, SearchOp
 from langmemcore._namespace import Namespace, decode_namespace
 from langmemcore._validate import LIMITS
 from langmemcore.memory import Memory
-from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
-from langmemcore.retrieval.pack import RetrievedNote, SourceRef, order_sources
+from langmemcore.retrieval.fusion import ChannelRanking, fuse
+from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.storage.items import ItemRef
 from langmemcore.storage.models import Item as ItemRow
 from langmemcore.storage.repository import Repository
-from langmemcore.storage.search.access import Evidence
 from langmemcore.store._index import item_key_of
 from langmemcore.store._ops import to_item
 from langmemcore.text import content_terms
@@ -106,22 +105,6 @@ async def _rank_namespace(
         k = min(LIMITS.k, 2 * k)
 
 
-def _retrieved(fused: Fused, note: Evidence, query_terms: set[str]) -> RetrievedNote:
-    """A note found across namespaces, as the retrieval graph returns one."""
-    sources = [SourceRef.of(source) for source in note.sources]
-    return RetrievedNote(
-        note_id=note.id,
-        context=note.context,
-        score=fused.score,
-        channels=dict(fused.ranks),
-        keywords=note.keywords,
-        topic=note.topic,
-        sources=order_sources(sources, query_terms),
-        valid_from=note.valid_from,
-        valid_to=note.valid_to,
-    )
-
-
 async def _rank_across(
     memory: Memory,
     namespaces: Sequence[Namespace],
@@ -156,7 +139,7 @@ async def _rank_across(
             best = fused[:k]
             notes = await repo.note_evidence_across(namespaces, [f.note_id for f in best])
             found = [
-                (notes[f.note_id][0], _retrieved(f, notes[f.note_id][1], query_terms))
+                (notes[f.note_id][0], RetrievedNote.of(f, notes[f.note_id][1], query_terms))
                 for f in best
                 if f.note_id in notes
             ]

@@ -16,12 +16,10 @@ from functools import cache
 from sqlalchemy import BigInteger, DateTime, Integer, Text, TextClause, bindparam, text
 from sqlalchemy.dialects.postgresql import ARRAY
 
+from langmemcore.storage.models import SUPERSEDES
 from langmemcore.storage.prepared import Prepared
 
-__all__ = ["SUPERSEDES", "refresh_valid_from", "refresh_valid_to", "statements_about"]
-
-SUPERSEDES = "supersedes"
-"""The relation of an edge from a note to one it supersedes."""
+__all__ = ["refresh_valid_from", "refresh_valid_to", "statements_about"]
 
 _STATEMENTS_ABOUT = """
 SELECT s.note_id

@@ -10,7 +10,7 @@ from functools import cache
 
 from sqlalchemy import CompoundSelect, all_, any_, literal_column, null, or_, select, union_all
 
-from langmemcore.storage.models import ACTIVE, Edge, Note, vector_param
+from langmemcore.storage.models import ACTIVE, SUPERSEDES, Edge, Note, vector_param
 from langmemcore.storage.prepared import Prepared, id_array, text_param, vector_bind
 
 __all__ = ["neighbourhood"]
@@ -24,6 +24,7 @@ def _neighbourhood() -> CompoundSelect:
         .where(
             Edge.namespace == namespace,
             or_(Edge.source_id == any_(anchors), Edge.target_id == any_(anchors)),
+            Edge.relation != SUPERSEDES,
         )
         .cte("touching")
     )

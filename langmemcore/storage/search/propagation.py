@@ -38,7 +38,7 @@ from sqlalchemy import (
     union_all,
 )
 
-from langmemcore.storage.models import ACTIVE, Edge, Keyword, Note, NoteKeyword
+from langmemcore.storage.models import ACTIVE, SUPERSEDES, Edge, Keyword, Note, NoteKeyword
 from langmemcore.storage.prepared import (
     Prepared,
     id_array,
@@ -131,6 +131,7 @@ def _edge_links(namespace: Any, seeds: Any) -> Select:
         .where(
             Edge.namespace == namespace,
             or_(Edge.source_id == any_(seeds), Edge.target_id == any_(seeds)),
+            Edge.relation != SUPERSEDES,
         )
     )
 
