@@ -405,5 +405,5 @@ def _names_the_changed(newer: Statement, older: Statement, links: Links) -> bool
     """
     if not _later_by_the_same(newer, older):
         return False
-    decided = links.get(frozenset((newer.note_id, older.note_id))) in DECISIVE
-    return decided or bool(newer.changed & older.terms)
+    conflicting = links.get(frozenset((newer.note_id, older.note_id))) == CONFLICTS
+    return conflicting or bool(newer.changed & older.terms)

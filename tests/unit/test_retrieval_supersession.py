@@ -22,7 +22,14 @@ from langmemcore.retrieval.state_question import (
     named_things,
     state_question,
 )
-from langmemcore.retrieval.supersession import CONFLICTS, Statement, supersede, untied_change
+from langmemcore.retrieval.supersession import (
+    CONFLICTS,
+    Statement,
+    supersede,
+    supersedes_when_written,
+    untied_change,
+)
+from langmemcore.storage.models import SUPERSEDES
 from langmemcore.text import TimeMention, content_stem_set
 from langmemcore.text.change import announces_change, states_present
 
@@ -463,3 +470,39 @@ def test_a_question_about_an_outcome_puts_the_newer_statement_first() -> None:
     assert state is not None and state.now
     year = TimeMention(date(2020, 1, 1), date(2020, 12, 31), "year", "2020")
     assert not asks_about_outcome("Did Siobhan's 2020 trip go ahead?", (year,))
+
+
+def test_supersedes_when_written_needs_a_tie_beyond_a_shared_aspect() -> None:
+    """When written, a later change of one speaker supersedes an older statement linked to
+    it or naming what it says changed, and a conflict decides alone; an aspect both speak
+    of does not tie them (a new hobby does not end the tomatoes)."""
+    chess = said(1, "Lucas", at(2023, 1), "I go to my chess club on Tuesdays.", keywords=("chess",))
+    tomatoes = said(2, "Lucas", at(2023, 1), "We're growing tomatoes in the garden.")
+    hobby = "aspect:hobby"
+    chess, tomatoes = (replace(st, terms=st.terms | {hobby}) for st in (chess, tomatoes))
+    quit_chess = said(
+        3,
+        "Lucas",
+        at(2024, 2),
+        "I quit chess over the winter; I'm into woodworking now.",
+        keywords=("chess", "woodworking"),
+    )
+    quit_chess = replace(quit_chess, terms=quit_chess.terms | {hobby})
+    assert supersedes_when_written(quit_chess, chess, {})
+    assert not supersedes_when_written(quit_chess, tomatoes, {})
+    assert supersedes_when_written(quit_chess, tomatoes, {frozenset((2, 3)): "related_to"})
+    assert not supersedes_when_written(chess, quit_chess, {frozenset((1, 3)): CONFLICTS})
+    garden = said(4, "Lucas", at(2024, 3), "The garden is lovely this spring.")
+    assert supersedes_when_written(garden, tomatoes, {frozenset((2, 4)): CONFLICTS})
+    other = replace(quit_chess, speakers=frozenset({"zoe"}))
+    assert not supersedes_when_written(other, chess, {frozenset((1, 3)): CONFLICTS})
+
+
+def test_a_stored_supersedes_edge_orders_like_a_conflict() -> None:
+    """A pair the write decided (``supersedes``) is ordered for a question about the
+    present though nothing of the question ties the two."""
+    older = said(1, "Ana", at(2022, 4), "The commute is long but the flat is nice.")
+    newer = said(2, "Ana", at(2023, 6), "Settled in fine, the neighbours are lovely.")
+    assert supersede([older, newer], frozenset({"bike"})) == [1, 2]
+    links = {frozenset((1, 2)): SUPERSEDES}
+    assert supersede([older, newer], frozenset({"bike"}), links=links) == [2, 1]
