@@ -19,7 +19,7 @@ from langmemcore.retrieval.state_question import (
     names_speaker,
 )
 from langmemcore.retrieval.supersession import (
-    DECISIVE,
+    CONFLICTS,
     Statement,
     latest_change_first,
     period_first,
@@ -290,13 +290,13 @@ def _said_by(note: Evidence, speaker: str) -> bool:
 async def linked_pairs(
     repo: Repository, namespace: tuple[str, ...] | Sequence[str], ids: Sequence[int]
 ) -> dict[frozenset[int], str]:
-    """The relation of each pair of notes linked by an edge touching one of ``ids`` (a
-    decisive one, ``conflicts`` or ``supersedes``, over any other).
+    """The relation of each pair of notes linked by an edge touching one of ``ids``
+    (``conflicts`` over any other).
     """
     links: dict[frozenset[int], str] = {}
     for edge in await repo.edges_of(namespace, ids):
         pair = frozenset((edge.source_id, edge.target_id))
-        if links.get(pair) not in DECISIVE:
+        if links.get(pair) != CONFLICTS:
             links[pair] = edge.relation
     return links
 

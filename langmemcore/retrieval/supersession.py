@@ -51,11 +51,9 @@ from langmemcore.retrieval.state_question import (
     asks_about_aspect,
     names_speaker,
 )
-from langmemcore.storage.models import SUPERSEDES
 
 __all__ = [
     "CONFLICTS",
-    "DECISIVE",
     "Statement",
     "latest_change_first",
     "period_first",
@@ -100,10 +98,6 @@ class Statement:
 Links = Mapping[frozenset[int], str]
 Terms = frozenset[str]
 CONFLICTS = "conflicts"
-DECISIVE = frozenset({CONFLICTS, SUPERSEDES})
-"""The relations that decide a pair by themselves: the gate or a profile replacement
-linked the two as conflicting, or the newer was judged to supersede the older when one
-of them was written (:func:`supersedes_when_written`)."""
 
 
 def _subject_speakers(statements: Sequence[Statement], named: Collection[str]) -> set[str]:
@@ -155,7 +149,7 @@ def _supersedes(
     if not _later_by_the_same(newer, older):
         return False
     relation = links.get(frozenset((newer.note_id, older.note_id)))
-    if relation in DECISIVE:
+    if relation == CONFLICTS:
         return True
     if newer.changes:
         return (

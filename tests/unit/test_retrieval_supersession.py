@@ -29,7 +29,6 @@ from langmemcore.retrieval.supersession import (
     supersedes_when_written,
     untied_change,
 )
-from langmemcore.storage.models import SUPERSEDES
 from langmemcore.text import TimeMention, content_stem_set
 from langmemcore.text.change import announces_change, states_present
 
@@ -496,13 +495,3 @@ def test_supersedes_when_written_needs_a_tie_beyond_a_shared_aspect() -> None:
     assert supersedes_when_written(garden, tomatoes, {frozenset((2, 4)): CONFLICTS})
     other = replace(quit_chess, speakers=frozenset({"zoe"}))
     assert not supersedes_when_written(other, chess, {frozenset((1, 3)): CONFLICTS})
-
-
-def test_a_stored_supersedes_edge_orders_like_a_conflict() -> None:
-    """A pair the write decided (``supersedes``) is ordered for a question about the
-    present though nothing of the question ties the two."""
-    older = said(1, "Ana", at(2022, 4), "The commute is long but the flat is nice.")
-    newer = said(2, "Ana", at(2023, 6), "Settled in fine, the neighbours are lovely.")
-    assert supersede([older, newer], frozenset({"bike"})) == [1, 2]
-    links = {frozenset((1, 2)): SUPERSEDES}
-    assert supersede([older, newer], frozenset({"bike"}), links=links) == [2, 1]
