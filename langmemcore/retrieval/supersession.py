@@ -21,9 +21,11 @@ gate linked the two as conflicting (a ``conflicts`` edge: opposite polarity over
 content, or a replaced profile value), or when the newer one announces a change or says
 how things stand now (:func:`~langmemcore.text.change.announces_change`: "quit", "moved",
 "no more", "passed away", "I'm translating now" ...) and the two are about the same thing
-(a gate edge, a shared focus term, embeddings as similar as the gate requires to link two
-notes, or the thing the change names, :meth:`~langmemcore.analysis.Analysis.changed`: "I
-sold the Panda" and the older "my old Fiat Panda"). Same-topic statements that accumulate
+(a gate edge or the ``supersedes`` edge decided when one of them was written, see
+:func:`supersedes_when_written`, a shared focus term, embeddings as similar as the gate
+requires to link two notes, or the thing the change names,
+:meth:`~langmemcore.analysis.Analysis.changed`: "I sold the Panda" and the older "my old
+Fiat Panda"). Same-topic statements that accumulate
 ("I painted a lake", later "I painted a sunset") supersede nothing: a change must be said
 or judged, or asked for: a question saying "now", "still", "these days" puts the later of two
 statements about the same thing first (its focus holds what it names beside the people
