@@ -110,7 +110,7 @@ def _links(bind: Any, namespace: str) -> dict[frozenset[int], str]:
     links: dict[frozenset[int], str] = {}
     for source_id, target_id, relation in bind.execute(_EDGES, {"namespace": namespace}):
         pair = frozenset((source_id, target_id))
-        if links.get(pair) not in ("conflicts", "supersedes"):
+        if links.get(pair) != "conflicts":
             links[pair] = relation
     return links
 

@@ -371,7 +371,7 @@ async def _supersede(
     counts the searches whose order it changed.
     """
     ids = [f.note_id for f in head]
-    links = await linked_pairs(repo, namespace, ids)
+    links = await linked_pairs(repo, namespace, ids) if len(ids) > 1 else {}
     exchanges = await repo.exchanges_of(namespace, ids) if asked_aspects(state.focus) else {}
     asked = {i: _around(notes[i], exchanges.get(i)) for i in ids}
     statements = [statement_of(notes[i], asked=asked[i]) for i in ids]
