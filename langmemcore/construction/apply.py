@@ -326,10 +326,8 @@ async def _with_profile_and_validity(
 ) -> ApplyResult:
     """Add the draft's statements to the profiles (see
     :mod:`~langmemcore.construction.profiles`), then decide what the observation's note
-    supersedes and what supersedes it when it announces a change or is linked to other
-    notes (see :mod:`~langmemcore.construction.validity`; a merge without either only
-    moves its note's ``valid_from`` to the time the observation was said), with the edges
-    and lineage rows written.
+    supersedes and what supersedes it (see :mod:`~langmemcore.construction.validity`),
+    with the edges and lineage rows written.
     """
     if result.operation == "unchanged":
         return result
@@ -346,12 +344,8 @@ async def _with_profile_and_validity(
         )
     if result.note_id is None:
         return result
-    if draft.analysis.changes or result.edge_ids:
-        return result.with_links(
-            await write_validity(
-                repo, namespace, result.observation_id, result.note_id, strength=strength
-            )
+    return result.with_links(
+        await write_validity(
+            repo, namespace, result.observation_id, result.note_id, strength=strength
         )
-    if result.operation == "merge":
-        await repo.refresh_validity(namespace, [result.note_id])
-    return result
+    )

@@ -11,10 +11,11 @@ stored analyses: one speaker, a later day, and a ``conflicts`` edge (the gate's,
 profile replacement's), or a statement announcing a change about the same thing (a gate
 link, or what it says changed named in the older).
 
-The notes compared with the written one are those linked to it and, when it announces a
-change, the latest statements of its speaker that speak of what it says changed. An
-observation arriving late (said before notes already written) is compared with the notes
-linked to it, in both directions.
+The notes compared with the written one are those linked to it, the latest statements of
+its speaker said before it that speak of what it says changed (when it announces a
+change), and the earliest changes its speaker announced after it that name something it
+speaks of: an observation arriving late (said before notes already written) is decided as
+if it had arrived in order.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 from langmemcore.construction.links import LinkWrite, write_links
 from langmemcore.retrieval.pack import linked_pairs, statement_of
+from langmemcore.retrieval.state_question import asked_aspects
 from langmemcore.retrieval.supersession import Statement, supersedes_when_written
 from langmemcore.storage.models import SUPERSEDES
 from langmemcore.storage.repository import Repository
@@ -31,8 +33,9 @@ from langmemcore.storage.repository import Repository
 __all__ = ["CANDIDATES", "write_validity"]
 
 CANDIDATES = 32
-"""Latest statements of the speaker speaking of what a change names that it is compared
-with."""
+"""Statements of the speaker a written one is compared with, in each direction: the latest
+said before a change that speak of what it names, the earliest changes said after a
+statement that name what it speaks of."""
 
 
 async def _about_the_same(
@@ -49,6 +52,24 @@ async def _about_the_same(
         speaker,
         stems=sorted(written.changed),
         before=written.time,
+        limit=CANDIDATES,
+    )
+
+
+async def _changed_later(
+    repo: Repository, namespace: Sequence[str], written: Statement
+) -> list[int]:
+    """The earliest notes of the written statement's speaker, said after it, that announce
+    a change naming something it speaks of.
+    """
+    if written.time is None or len(written.speakers) != 1:
+        return []
+    (speaker,) = written.speakers
+    return await repo.changes_after(
+        namespace,
+        speaker,
+        stems=sorted(written.terms - asked_aspects(written.terms)),
+        after=written.time,
         limit=CANDIDATES,
     )
 
@@ -91,9 +112,9 @@ async def write_validity(
     if note_id not in notes:
         return (), ()
     written = statement_of(notes[note_id])
-    others = {n for pair in links for n in pair} | set(
-        await _about_the_same(repo, namespace, written)
-    )
+    others = {n for pair in links for n in pair}
+    others |= set(await _about_the_same(repo, namespace, written))
+    others |= set(await _changed_later(repo, namespace, written))
     others.discard(note_id)
     loaded = await repo.note_evidence(namespace, sorted(others))
     statements = [statement_of(note) for note in loaded.values()]

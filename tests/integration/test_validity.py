@@ -58,6 +58,41 @@ async def test_a_change_supersedes_what_it_changes_when_written(
     assert await validity(database, ns, nurse) == (day(1), None)
 
 
+CHANGES = [
+    ("p1", "Pia", "I work as a pastry chef at a bakery in Porto.", 0),
+    ("p2", "Pia", "We went hiking in the Alps, gorgeous views.", 10),
+    ("p3", "Pia", "I quit the bakery, now I roast coffee at a roastery in Lisbon.", 400),
+    ("k1", "Koen", "My car is an old Fiat Panda.", 0),
+    ("k2", "Koen", "Finally sold the Panda and bought a Toyota Yaris.", 200),
+]
+"""Two changes, each naming what its speaker said before it."""
+
+
+async def superseded_keys(database: Database, ns: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """(newer's keys, older's keys) of every ``supersedes`` edge of the namespace."""
+    async with Repository.open(database, autocommit=True) as repo:
+        notes = await repo.note_evidence(ns, await repo.active_note_ids(ns))
+    keys = {n: ",".join(sorted(s.key for s in note.sources)) for n, note in notes.items()}
+    return {(keys[newer], keys[older]) for newer, older in await superseded(database, ns)}
+
+
+async def test_an_observation_arriving_late_is_decided_as_if_in_order(
+    memory: Memory, database: Database, ns: tuple[str, ...]
+) -> None:
+    await memory.aingest_many(ns, observations(CHANGES))
+    in_order = await superseded_keys(database, ns)
+    assert in_order == {("p3", "p1"), ("k2", "k1")}
+    late = (*ns, "late")
+    for item in reversed(observations(CHANGES)):
+        await memory.aingest(
+            late, item.text, key=item.key, speaker=item.speaker, event_time=item.event_time
+        )
+    assert await superseded_keys(database, late) == in_order
+    async with Repository.open(database, autocommit=True) as repo:
+        (porto,) = await repo.active_notes_of_observation_keys(late, ["p1"])
+    assert await validity(database, late, porto) == (day(0), day(400))
+
+
 async def test_forget_and_undo_derive_validity_again(
     memory: Memory, database: Database, ns: tuple[str, ...]
 ) -> None:

@@ -35,6 +35,24 @@ class ValidityAccess(SessionBound):
         prepared = vq.statements_about(ns, speaker, stems, before, limit)
         return [int(i) for i in await self._scalars(prepared)]
 
+    async def changes_after(
+        self,
+        namespace: Sequence[str],
+        speaker: str,
+        *,
+        stems: Sequence[str],
+        after: datetime,
+        limit: int,
+    ) -> list[int]:
+        """The active notes, earliest first, with a source ``speaker`` said after ``after``
+        whose stored analysis announces a change naming one of ``stems``; at most
+        ``limit``.
+        """
+        if not stems:
+            return []
+        prepared = vq.changes_after(encode_namespace(namespace), speaker, stems, after, limit)
+        return [int(i) for i in await self._scalars(prepared)]
+
     async def refresh_validity(
         self, namespace: Sequence[str], note_ids: Sequence[int], *, ended: bool = False
     ) -> None:

@@ -19,7 +19,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from langmemcore.storage.models import SUPERSEDES
 from langmemcore.storage.prepared import Prepared
 
-__all__ = ["refresh_valid_from", "refresh_valid_to", "statements_about"]
+__all__ = ["changes_after", "refresh_valid_from", "refresh_valid_to", "statements_about"]
 
 _STATEMENTS_ABOUT = """
 SELECT s.note_id
@@ -30,6 +30,18 @@ WHERE o.namespace = :namespace AND lower(o.speaker) = :speaker AND o.event_time 
   AND (o.analysis -> 'stems') ?| :stems
 GROUP BY s.note_id
 ORDER BY max(o.event_time) DESC, s.note_id DESC
+LIMIT :limit
+"""
+
+_CHANGES_AFTER = """
+SELECT s.note_id
+FROM observations o
+JOIN note_sources s ON s.namespace = o.namespace AND s.observation_id = o.id
+JOIN notes n ON n.namespace = s.namespace AND n.id = s.note_id AND n.status = 'active'
+WHERE o.namespace = :namespace AND lower(o.speaker) = :speaker AND o.event_time > :after
+  AND (o.analysis -> 'change_stems') ?| :stems
+GROUP BY s.note_id
+ORDER BY min(o.event_time), s.note_id
 LIMIT :limit
 """
 
@@ -106,6 +118,27 @@ def statements_about(
     return Prepared(_statements_about(), params)
 
 
+def changes_after(
+    namespace: str,
+    speaker: str,
+    stems: Sequence[str],
+    after: datetime,
+    limit: int,
+) -> Prepared:
+    """The active notes (ids, earliest first) with a source said by ``speaker`` (any case)
+    after ``after`` whose stored analysis announces a change naming one of ``stems``; at
+    most ``limit``.
+    """
+    params = {
+        "namespace": namespace,
+        "speaker": speaker.lower(),
+        "after": after,
+        "stems": list(stems),
+        "limit": limit,
+    }
+    return Prepared(_changes_after(), params)
+
+
 def refresh_valid_from(namespace: str, note_ids: Sequence[int]) -> Prepared:
     """Set the notes' ``valid_from`` to the latest event time of their sources."""
     return Prepared(_statement(_VALID_FROM), {"namespace": namespace, "ids": list(note_ids)})
@@ -118,3 +151,14 @@ def refresh_valid_to(namespace: str, note_ids: Sequence[int], *, ended: bool = F
     """
     params = {"namespace": namespace, "ids": list(note_ids), "ended": ended}
     return Prepared(_statement(_VALID_TO), params)
+
+
+@cache
+def _changes_after() -> TextClause:
+    return text(_CHANGES_AFTER).bindparams(
+        bindparam("namespace", type_=Text),
+        bindparam("speaker", type_=Text),
+        bindparam("after", type_=DateTime(timezone=True)),
+        bindparam("stems", type_=ARRAY(Text)),
+        bindparam("limit", type_=Integer),
+    )
