@@ -30,6 +30,7 @@ from langmemcore.eval.locomo_eval import _ask_all, ingest_conversations
 from langmemcore.eval.metrics import DEFAULT_KS, recall_at_k, turns_within_budget
 from langmemcore.eval.report import FULL, EvalReport
 from langmemcore.locomo import Conversation, load_locomo
+from langmemcore.profiles.question import parse_profile_question
 from langmemcore.retrieval.profile_channel import aspect_values, profile_focus
 from langmemcore.storage.repository import Repository
 from langmemcore.text import analyze_query
@@ -46,7 +47,8 @@ async def _reading(memory: Memory, namespace: tuple[str, ...], question: str) ->
     """The question's profile reading and what the asked aspects hold, in words."""
     async with Repository.open(memory.database, autocommit=True) as repo:
         subjects = [s for s, _n, _c in await repo.profile_subjects(namespace)]
-        focus = profile_focus(question, analyze_query(question).times, subjects)
+        times = analyze_query(question).times
+        focus = profile_focus(parse_profile_question(question, subjects, times=times), times)
         if focus is None:
             return "not read", "none"
         values = [v for _s, v in await aspect_values(repo, namespace, focus.subject, focus.aspects)]

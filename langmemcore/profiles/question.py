@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from langmemcore.profiles.aspects import ASPECTS
+from langmemcore.text import TimeMention
 from langmemcore.text.dates import scan_time_mentions
 from langmemcore.text.tokens import fold_apostrophes
 from langmemcore.text.user import USER, asks_about_user
@@ -163,12 +164,11 @@ def _aspects(question: str) -> tuple[str, ...]:
 
 
 def _period(
-    question: str, reference: datetime | date | None
+    question: str, times: Sequence[TimeMention], reference: datetime | date | None
 ) -> tuple[str | None, date | None, date | None]:
     """The period the question asks about, and its dates when it names them."""
-    spans = scan_time_mentions(question, reference)
-    if spans:
-        mention = spans[0].mention
+    if times:
+        mention = times[0]
         today = reference.date() if isinstance(reference, datetime) else reference
         current = today is not None and mention.start <= today <= mention.end
         return ("current" if current else "past"), mention.start, mention.end
@@ -187,7 +187,11 @@ def text_aspects(text: str) -> tuple[str, ...]:
 
 
 def parse_profile_question(
-    question: str, subjects: Sequence[str], *, reference: datetime | date | None = None
+    question: str,
+    subjects: Sequence[str],
+    *,
+    reference: datetime | date | None = None,
+    times: Sequence[TimeMention] | None = None,
 ) -> ProfileQuestion | None:
     """Read `question` as a question about one known person's profile.
 
@@ -196,6 +200,8 @@ def parse_profile_question(
         subjects: The names memory knows (the profile subjects of the namespace).
         reference: When the question is asked, to resolve "last year" and to tell a
             past period from the current one; None keeps only absolute dates.
+        times: The dates and periods found in the question, when they are at hand (a
+            query plan's); else they are read from it against ``reference``.
 
     Returns:
         The subject, aspects and period asked about (the user's subject when the
@@ -211,5 +217,7 @@ def parse_profile_question(
         if not _WHOLE.search(question):
             return None
         aspects = ASPECTS
-    period, start, end = _period(question, reference)
+    if times is None:
+        times = [span.mention for span in scan_time_mentions(question, reference)]
+    period, start, end = _period(question, times, reference)
     return ProfileQuestion(subject, aspects, period, start, end)

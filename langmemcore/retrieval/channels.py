@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from langmemcore.config import RetrievalConfig
+from langmemcore.profiles.question import ProfileQuestion
 from langmemcore.retrieval.fusion import ChannelRanking, Fused
 from langmemcore.retrieval.profile_channel import profile_ranking
+from langmemcore.retrieval.state_question import StateQuestion
 from langmemcore.storage.database import Database
 from langmemcore.storage.records import Scored
 from langmemcore.storage.repository import Repository
@@ -66,6 +68,11 @@ class QueryPlan:
             neutral, for the speaker channel (empty: it uses ``vector``).
         speakers: The ``entities`` memory has as speakers, when that was looked up
             (``None``: not looked up, and the speaker channel asks for every name).
+        state: The question as supersession reads it, when it asks about a state: now,
+            before a change, in a named period or how things turned out
+            (:func:`~langmemcore.retrieval.state_question.state_question`).
+        profile: What it asks of the profile of one of ``subjects``
+            (:func:`~langmemcore.profiles.question.parse_profile_question`).
     """
 
     text: str
@@ -81,6 +88,8 @@ class QueryPlan:
     subjects: tuple[str, ...] = ()
     speaker_vector: tuple[float, ...] = ()
     speakers: tuple[str, ...] | None = None
+    state: StateQuestion | None = None
+    profile: ProfileQuestion | None = None
 
     @property
     def speaker_query(self) -> tuple[float, ...]:
@@ -265,7 +274,7 @@ async def profile_channel(
     """
     if plan.round and not channel_weight(config, "profile", plan.round):
         return []
-    ranking = await profile_ranking(repo, ns, plan.text, plan.times, plan.subjects)
+    ranking = await profile_ranking(repo, ns, plan.profile, plan.times)
     return ranking[: config.depth]
 
 

@@ -2,7 +2,10 @@
 
 Offline by :func:`langmemcore.text.analyze_query`; with an LLM by the paper's query-intent
 prompt (malformed output, an endpoint error or an open circuit breaker -> the offline
-decomposition).
+decomposition). The question is read here once: what state it asks about
+(:func:`~langmemcore.retrieval.state_question.state_question`) and what it asks of a
+profile (:func:`~langmemcore.profiles.question.parse_profile_question`), from the dates
+and names found in it; later steps read the plan.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from langmemcore._errors import LLMOutputError, LLMUnavailableError
+from langmemcore.profiles.question import parse_profile_question
 from langmemcore.prompts import call_structured
 from langmemcore.prompts.query_intent import QueryIntent, render_query_intent_prompt
 from langmemcore.retrieval.channels import QueryPlan
+from langmemcore.retrieval.state_question import state_question
 from langmemcore.storage.database import Database
 from langmemcore.storage.repository import Repository
 from langmemcore.text import analyze_query, normalize_keyword
@@ -201,5 +206,9 @@ async def plan_query(
         keyword_vectors=(),
         round=round,
         subjects=tuple(subjects),
+        state=state_question(text, analysis.times, analysis.entities),
+        profile=parse_profile_question(text, subjects, reference=reference, times=analysis.times)
+        if subjects
+        else None,
     )
     return await _vectors(plan, embeddings, vectors, described, known, lookup, speakers)

@@ -44,7 +44,7 @@ from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.profile_channel import order_by_profile, search_subjects
 from langmemcore.retrieval.propagation import propagation_channel
 from langmemcore.retrieval.state import Ctx, RetrievalContext, RetrievalInput, RetrievalState
-from langmemcore.retrieval.state_question import state_question
+from langmemcore.retrieval.state_question import for_settings
 from langmemcore.retrieval.sufficiency import EvidenceNote, judge_offline, judge_with_llm
 from langmemcore.storage.database import Database
 from langmemcore.storage.records import Scored
@@ -349,9 +349,7 @@ async def pack(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
             diversity=ctx.config.diversity,
             pool=ctx.config.diversity_pool,
             observed=observed,
-            state=None
-            if plan is None
-            else state_question(plan.text, plan.times, plan.entities, ctx.config),
+            state=None if plan is None else for_settings(plan.state, ctx.config),
             as_of=as_of,
         )
     return {"results": _profile_order(results, state.get("rankings", []))}

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 
 from langmemcore.config import RetrievalConfig
-from langmemcore.profiles.question import parse_profile_question
+from langmemcore.profiles.question import ProfileQuestion
 from langmemcore.retrieval.pack import RetrievedNote
 from langmemcore.storage.database import Database
 from langmemcore.storage.profiles.records import StoredValue
@@ -221,17 +221,13 @@ async def search_subjects(
 
 
 def profile_focus(
-    query: str, times: Sequence[TimeMention], subjects: Sequence[str]
+    question: ProfileQuestion | None, times: Sequence[TimeMention]
 ) -> ProfileFocus | None:
-    """What the query asks of the profile of one of ``subjects`` (``None``: it asks no
-    such thing, or names none of them).
+    """The focus of what a query asks of a profile (``None``: it asks no such thing).
 
     The period's bounds are the question's own dates, else the first date or period the
     query names.
     """
-    if not subjects:
-        return None
-    question = parse_profile_question(query, subjects)
     if question is None:
         return None
     days = (question.start, question.end)
@@ -263,14 +259,13 @@ async def aspect_values(
 async def profile_ranking(
     repo: Repository,
     namespace: tuple[str, ...],
-    query: str,
+    question: ProfileQuestion | None,
     times: Sequence[TimeMention],
-    subjects: Sequence[str],
 ) -> list[int]:
-    """The profile channel's ranking for ``query`` (empty, without reading the database,
-    unless it asks about an aspect of one of ``subjects``, the namespace's).
+    """The profile channel's ranking for a query asking ``question`` of a profile (empty,
+    without reading the database, when it asks nothing of one).
     """
-    focus = profile_focus(query, times, subjects)
+    focus = profile_focus(question, times)
     if focus is None:
         return []
     values = await aspect_values(repo, namespace, focus.subject, focus.aspects)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 
@@ -45,6 +45,7 @@ __all__ = [
     "aspect_term",
     "aspect_terms",
     "focus_terms",
+    "for_settings",
     "named_period_end",
     "named_period_start",
     "named_things",
@@ -208,8 +209,6 @@ class StateQuestion:
     Attributes:
         focus: Its :func:`focus_terms`.
         named: The people it names.
-        similarity: Cosine similarity at or above which two statements are about the same
-            thing without sharing a focus term.
         now: True: it asks about the present (the newer statement first); False: about
             the state before a change or in a named period (the older first).
         marked: Whether it says "now", "still", "these days" ...: the asker expects a
@@ -227,32 +226,31 @@ class StateQuestion:
         situation: For a question naming a past situation by what happened then
             (:func:`asks_about_then`), its :func:`situation_terms`: the days the person
             spoke of it are the period asked about.
+        similarity: Cosine similarity at or above which two statements are about the same
+            thing without sharing a focus term (a setting, see
+            :attr:`~langmemcore.config.RetrievalConfig.supersession_similarity`; 1.0: only
+            identical embeddings).
     """
 
     focus: frozenset[str]
     named: tuple[str, ...]
-    similarity: float
     now: bool = True
     marked: bool = False
     until: date | None = None
     since: date | None = None
     situation: frozenset[str] = frozenset()
+    similarity: float = 1.0
 
 
 def state_question(
-    question: str,
-    times: Sequence[TimeMention],
-    entities: tuple[str, ...],
-    config: RetrievalConfig,
+    question: str, times: Sequence[TimeMention], entities: tuple[str, ...]
 ) -> StateQuestion | None:
     """The question as supersession reads it (with the dates and the names a query plan
     found in it), when it asks about the present, the state before a change or the
-    state in a named period and the settings switch supersession on (else ``None``). A
-    question about the user ("Where does the user live now?", "Where do I live now?")
-    names the user (:data:`~langmemcore.text.user.USER`).
+    state in a named period (else ``None``). A question about the user ("Where does the
+    user live now?", "Where do I live now?") names the user
+    (:data:`~langmemcore.text.user.USER`).
     """
-    if not config.supersession:
-        return None
     until = named_period_end(times)
     if asks_about_present(question, times) or asks_about_outcome(question, times):
         now = True
@@ -266,10 +264,18 @@ def state_question(
         entities = (*entities, USER)
     focus = focus_terms(question, entities)
     marked = bool(_CURRENT.search(fold_apostrophes(question)))
-    similarity = config.supersession_similarity
     since = named_period_start(times)
     then = situation_terms(question) if asks_about_then(question, times) else frozenset()
-    return StateQuestion(focus, entities, similarity, now, marked, until, since, then)
+    return StateQuestion(focus, entities, now, marked, until, since, then)
+
+
+def for_settings(state: StateQuestion | None, config: RetrievalConfig) -> StateQuestion | None:
+    """The state a question asks about as the settings read it: ``None`` when they switch
+    supersession off, else with their similarity.
+    """
+    if state is None or not config.supersession:
+        return None
+    return replace(state, similarity=config.supersession_similarity)
 
 
 def asks_about_aspect(focus: frozenset[str]) -> bool:

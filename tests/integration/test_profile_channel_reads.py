@@ -14,6 +14,7 @@ from langmemcore.config import ConstructionConfig, RetrievalConfig
 from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
+from langmemcore.profiles.question import parse_profile_question
 from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS
 from langmemcore.retrieval.cost import track_search_cost
 from langmemcore.retrieval.decompose import plan_query
@@ -127,9 +128,11 @@ async def test_the_channel_alone_reads_nothing_when_it_cannot_matter(
 ) -> None:
     channel, config = CHANNEL_FUNCTIONS["profile"], RetrievalConfig()
     plan = await plan_query(QUESTION, embeddings, subjects=("Nadia", "Omar"))
+    unknown = await plan_query(QUESTION, embeddings)
+    assert plan.profile is not None and unknown.profile is None
     async with Repository.open(database, autocommit=True) as repo:
         with sql_statements(database) as sent:
-            assert await channel(repo, with_profiles, replace(plan, subjects=()), config) == []
+            assert await channel(repo, with_profiles, unknown, config) == []
             assert await channel(repo, with_profiles, replace(plan, round=1), config) == []
         assert sent == []
         with sql_statements(database) as sent:
@@ -150,8 +153,13 @@ async def test_values_held_side_by_side_keep_the_fusion_order(
         assert len(pets) == 2 and all(value.current for value in pets), pets
         subjects = ("Nadia", "Omar")
         asked = "What pets does Omar have?"
-        assert await profile_ranking(repo, with_profiles, asked, (), subjects) == []
-        moved = await profile_ranking(repo, with_profiles, QUESTION, (), subjects)
+        assert (
+            await profile_ranking(repo, with_profiles, parse_profile_question(asked, subjects), ())
+            == []
+        )
+        moved = await profile_ranking(
+            repo, with_profiles, parse_profile_question(QUESTION, subjects), ()
+        )
     assert len(moved) == 2, moved
     on = await Memory(database, embeddings, retrieval=WITH_PROFILE).asearch(with_profiles, asked)
     off = await Memory(database, embeddings).asearch(with_profiles, asked)
@@ -170,9 +178,13 @@ async def test_a_value_stated_as_a_change_is_ranked_above_the_one_before_it(
         greyhound = await repo.active_notes_of_observation_keys(with_profiles, ["greyhound"])
         fish = await repo.active_notes_of_observation_keys(with_profiles, ["fish"])
         subjects = ("Nadia", "Omar", "Rafael")
-        now = await profile_ranking(repo, with_profiles, "What pet does Rafael have?", (), subjects)
+        now = await profile_ranking(
+            repo, with_profiles, parse_profile_question("What pet does Rafael have?", subjects), ()
+        )
         before = "What pets did Rafael have before the greyhound?"
-        then = await profile_ranking(repo, with_profiles, before, (), subjects)
+        then = await profile_ranking(
+            repo, with_profiles, parse_profile_question(before, subjects), ()
+        )
     assert len(greyhound) == 1 and len(fish) == 1, (greyhound, fish)
     assert now == [*greyhound, *fish]
     assert then == [*fish, *greyhound]

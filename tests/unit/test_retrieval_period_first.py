@@ -8,7 +8,6 @@ from dataclasses import replace
 from datetime import UTC, date, datetime
 
 from langmemcore.analysis import analyze
-from langmemcore.config import RetrievalConfig
 from langmemcore.profiles.statement_cues import statement_aspects
 from langmemcore.retrieval.state_question import (
     aspect_term,
@@ -79,11 +78,9 @@ def test_a_question_naming_a_period_reads_its_first_and_last_day() -> None:
     assert named_period_start((summer, YEAR_2019)) == date(2019, 1, 1)
     assert named_period_start((day, summer)) == date(2019, 6, 1)
     assert named_period_start((day,)) is None and named_period_start(()) is None
-    read = state_question(
-        "Where did Lucia work in summer 2019?", (summer,), ("Lucia",), RetrievalConfig()
-    )
+    read = state_question("Where did Lucia work in summer 2019?", (summer,), ("Lucia",))
     assert read is not None and (read.since, read.until) == (date(2019, 6, 1), date(2019, 8, 31))
-    now = state_question("Where does Lucia work now?", (), ("Lucia",), RetrievalConfig())
+    now = state_question("Where does Lucia work now?", (), ("Lucia",))
     assert now is not None and now.since is None
 
 
@@ -140,10 +137,10 @@ def test_the_situation_is_what_follows_the_last_when_while_or_during() -> None:
 
 
 def test_a_past_question_naming_a_situation_carries_it_and_one_naming_a_date_does_not() -> None:
-    state = state_question(CORK_QUESTION, [], ("Orla",), RetrievalConfig())
+    state = state_question(CORK_QUESTION, [], ("Orla",))
     assert state is not None and not state.now
     assert state.situation == content_stem_set("lived Cork")
-    dated = state_question("What cat did Orla have in 2016?", [], ("Orla",), RetrievalConfig())
+    dated = state_question("What cat did Orla have in 2016?", [], ("Orla",))
     assert dated is None or dated.situation == frozenset()
 
 

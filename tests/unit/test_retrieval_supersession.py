@@ -18,6 +18,7 @@ from langmemcore.retrieval.state_question import (
     asks_about_then,
     aspect_terms,
     focus_terms,
+    for_settings,
     named_period_end,
     named_things,
     state_question,
@@ -137,12 +138,14 @@ def plan(text: str, entities: tuple[str, ...] = ()) -> tuple[str, tuple[()], tup
 
 
 def test_state_question_follows_the_settings() -> None:
-    on = state_question(*plan("Where does Tomas work now?", ("Tomas",)), RetrievalConfig())
-    assert on is not None and on.focus == {"work", "aspect:work"} and on.named == ("Tomas",)
-    assert on.similarity == RetrievalConfig().supersession_similarity
-    off = RetrievalConfig(supersession=False)
-    assert state_question(*plan("Where does Tomas work now?"), off) is None
-    assert state_question(*plan("Where did Tomas work?"), RetrievalConfig()) is None
+    read = state_question(*plan("Where does Tomas work now?", ("Tomas",)))
+    assert read is not None and read.focus == {"work", "aspect:work"} and read.named == ("Tomas",)
+    on = for_settings(read, RetrievalConfig())
+    assert on is not None and on.similarity == RetrievalConfig().supersession_similarity
+    assert read.similarity == 1.0
+    assert for_settings(read, RetrievalConfig(supersession=False)) is None
+    assert for_settings(None, RetrievalConfig()) is None
+    assert state_question(*plan("Where did Tomas work?")) is None
 
 
 OLD_JOB = said(1, "Tomas", at(2022, 3), "I work as a pastry chef at a bakery in Porto.")
@@ -233,7 +236,7 @@ def test_questions_about_the_state_before_a_change(question: str, before: bool) 
 def test_a_question_about_the_state_before_a_change_names_no_period() -> None:
     assert not asks_about_before("What did Ben drive before 2022?", (YEAR_2022,))
     before = plan("What pet did Ines have before the puppy?", ("Ines",))
-    read = state_question(*before, RetrievalConfig())
+    read = state_question(*before)
     assert read is not None and not read.now and "pet" in read.focus and read.until is None
 
 
@@ -254,7 +257,7 @@ def test_questions_about_the_state_in_a_past_situation(question: str, then: bool
 
 def test_a_past_situation_reads_as_the_state_before_a_change() -> None:
     question = plan("What pet did Ines have when she lived in Porto?", ("Ines",))
-    read = state_question(*question, RetrievalConfig())
+    read = state_question(*question)
     assert read is not None and not read.now and read.until is None
     assert not asks_about_then("What pet did Ines have when she lived in Porto?", (YEAR_2022,))
 
@@ -270,20 +273,16 @@ def test_a_period_longer_than_a_weekend_is_a_state_a_day_an_event() -> None:
 
 
 def test_state_question_reads_a_question_naming_a_period() -> None:
-    config = RetrievalConfig()
-    year = state_question("Where did Tomas work in 2022?", (YEAR_2022,), ("Tomas",), config)
+    year = state_question("Where did Tomas work in 2022?", (YEAR_2022,), ("Tomas",))
     assert year is not None and not year.now and year.until == date(2022, 12, 31)
-    day = state_question("Who did Maria have dinner with on 3 May 2023?", (DAY,), (), config)
+    day = state_question("Who did Maria have dinner with on 3 May 2023?", (DAY,), ())
     assert day is None
-    off = RetrievalConfig(supersession=False)
-    assert state_question("Where did Tomas work in 2022?", (YEAR_2022,), (), off) is None
 
 
 def test_a_present_tense_question_about_a_period_asks_the_state_as_of_its_end() -> None:
-    config = RetrievalConfig()
-    as_of = state_question("What is Kenji's plan as of 2022?", (YEAR_2022,), ("Kenji",), config)
+    as_of = state_question("What is Kenji's plan as of 2022?", (YEAR_2022,), ("Kenji",))
     assert as_of is not None and as_of.now and as_of.until == date(2022, 12, 31)
-    outcome = state_question("What did Wade end up planting in 2022?", (YEAR_2022,), (), config)
+    outcome = state_question("What did Wade end up planting in 2022?", (YEAR_2022,), ())
     assert outcome is not None and outcome.now
 
 
@@ -443,8 +442,8 @@ def test_for_a_question_saying_now_close_embeddings_tie_a_later_word_naming_no_t
 
 
 def test_state_question_marks_a_question_saying_now() -> None:
-    now = state_question(*plan("Where does Farid live now?", ("Farid",)), RetrievalConfig())
-    plain = state_question(*plan("Where does Farid live?", ("Farid",)), RetrievalConfig())
+    now = state_question(*plan("Where does Farid live now?", ("Farid",)))
+    plain = state_question(*plan("Where does Farid live?", ("Farid",)))
     assert now is not None and now.marked
     assert plain is not None and not plain.marked
 
@@ -465,7 +464,7 @@ def test_questions_about_how_things_turned_out(question: str, outcome: bool) -> 
 
 def test_a_question_about_an_outcome_puts_the_newer_statement_first() -> None:
     trip = "Did Siobhan's Lisbon trip go ahead?"
-    state = state_question(*plan(trip, ("Siobhan",)), RetrievalConfig())
+    state = state_question(*plan(trip, ("Siobhan",)))
     assert state is not None and state.now
     year = TimeMention(date(2020, 1, 1), date(2020, 12, 31), "year", "2020")
     assert not asks_about_outcome("Did Siobhan's 2020 trip go ahead?", (year,))

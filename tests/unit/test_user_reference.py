@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from langmemcore.config import RetrievalConfig
 from langmemcore.profiles.question import parse_profile_question
 from langmemcore.retrieval.state_question import state_question
 from langmemcore.text.user import (
@@ -71,7 +70,7 @@ def test_the_user_is_the_subject_of_speakerless_and_user_observations() -> None:
 
 
 def test_a_question_about_the_user_names_them() -> None:
-    state = state_question("Where does the user live now?", (), (), RetrievalConfig())
+    state = state_question("Where does the user live now?", (), ())
     assert state is not None and state.named == (USER,)
     assert "user" not in state.focus
     asked = parse_profile_question("Where do I live now?", ["Nadia", "user"])
