@@ -87,6 +87,8 @@ class Candidate:
         keywords: Its keywords.
         similarity: Cosine similarity of its embedding and the draft's.
         source_count: How many observations it was built from.
+        said: When it was last said (its ``valid_from``), if known.
+        changes: Whether a source of it announces a change (its stored analysis).
     """
 
     note_id: int
@@ -94,6 +96,8 @@ class Candidate:
     keywords: tuple[str, ...]
     similarity: float
     source_count: int
+    said: datetime | None = None
+    changes: bool = False
 
 
 @dataclass(frozen=True)
@@ -184,11 +188,23 @@ def _tag(draft: NoteDraft, candidate: Candidate) -> str | None:
     return draft.keywords[0] if draft.keywords else None
 
 
+def _changes_one(draft: NoteDraft, candidate: Candidate) -> bool:
+    """Whether one of the two announces a change to what the other, said before it,
+    says: the draft ("I quit the bakery", "I've given up keto":
+    :func:`~langmemcore.text.change.announces_change`), or the candidate when the draft
+    arrives late, said before it.
+    """
+    if announces_change(draft.context):
+        return True
+    said, time = candidate.said, draft.event_time
+    return candidate.changes and said is not None and time is not None and time < said
+
+
 def judge(draft: NoteDraft, candidate: Candidate, config: ConstructionConfig) -> Decision:
-    """The offline verdict on one candidate. A draft that announces a change ("I quit
-    the bakery", "I've given up keto": :func:`~langmemcore.text.change.announces_change`)
-    is new information however close it is to the note it changes: it is linked, never
-    merged, so the older statement stays a note of its own for supersession to order.
+    """The offline verdict on one candidate. A change and the statement it changes are
+    two pieces of information however close they are (:func:`_changes_one`): they are
+    linked, never merged, so the older statement stays a note of its own for validity and
+    supersession to order, in whichever order the two arrive.
     """
     overlap = keyword_overlap(draft.keywords, candidate.keywords)
     strength = calibrated_strength(candidate.similarity, overlap, config)
@@ -196,7 +212,7 @@ def judge(draft: NoteDraft, candidate: Candidate, config: ConstructionConfig) ->
     basis = f"cosine {candidate.similarity:.2f}, keyword overlap {overlap:.2f}"
     if relation == "conflicts" and strength >= config.link_threshold:
         operation, why = "link", f"conflicting ({basis}): opposite polarity"
-    elif strength >= config.merge_threshold and not announces_change(draft.context):
+    elif strength >= config.merge_threshold and not _changes_one(draft, candidate):
         operation, why = "merge", f"redundant ({basis})"
     elif strength >= config.link_threshold:
         operation, why = "link", f"complementary ({basis})"

@@ -191,7 +191,10 @@ async def gate(state: ConstructionState, runtime: Ctx) -> dict[str, Any]:
                 k=config.candidate_k,
                 keyword_k=config.keyword_candidates,
             )
-        candidates = [Candidate(i, c, tuple(kw), s, n) for i, c, kw, s, n in rows]
+        candidates = [
+            Candidate(i, c, tuple(kw), s, n, said, changes)
+            for i, c, kw, s, n, said, changes in rows
+        ]
     offline = {c.note_id: judge(draft, c, config) for c in candidates}
     low, high = config.ambiguous_band
     ambiguous = [c for c in candidates if low <= offline[c.note_id].strength < high]

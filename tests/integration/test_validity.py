@@ -59,13 +59,15 @@ async def test_a_change_supersedes_what_it_changes_when_written(
 
 
 CHANGES = [
+    *NADIA,
     ("p1", "Pia", "I work as a pastry chef at a bakery in Porto.", 0),
     ("p2", "Pia", "We went hiking in the Alps, gorgeous views.", 10),
     ("p3", "Pia", "I quit the bakery, now I roast coffee at a roastery in Lisbon.", 400),
     ("k1", "Koen", "My car is an old Fiat Panda.", 0),
     ("k2", "Koen", "Finally sold the Panda and bought a Toyota Yaris.", 200),
 ]
-"""Two changes, each naming what its speaker said before it."""
+"""Changes naming what their speaker said before them, and one ending it ("Max died"):
+arriving first, a change must not take the older statement in as a merge."""
 
 
 async def superseded_keys(database: Database, ns: tuple[str, ...]) -> set[tuple[str, ...]]:
@@ -81,7 +83,7 @@ async def test_an_observation_arriving_late_is_decided_as_if_in_order(
 ) -> None:
     await memory.aingest_many(ns, observations(CHANGES))
     in_order = await superseded_keys(database, ns)
-    assert in_order == {("p3", "p1"), ("k2", "k1")}
+    assert in_order == {("n3", "n1"), ("n4", "n1"), ("p3", "p1"), ("k2", "k1")}
     late = (*ns, "late")
     for item in reversed(observations(CHANGES)):
         await memory.aingest(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from langmemcore._errors import ConfigurationError
@@ -93,6 +96,17 @@ def test_a_change_is_linked_to_the_note_it_changes_never_merged() -> None:
     result = decide(change, [close], CONFIG)
     assert result.operation == "append"
     assert [d.note_id for d in result.links] == [4]
+
+
+def test_a_statement_arriving_after_the_change_that_ended_it_is_linked_never_merged() -> None:
+    said = datetime(2024, 3, 1, tzinfo=UTC)
+    change = Candidate(4, "Caroline gave the dog away.", ("dog",), 0.97, 1, said, True)
+    before, after = said - timedelta(days=30), said + timedelta(days=30)
+    late = decide(replace(draft(), event_time=before), [change], CONFIG)
+    assert (late.operation, [d.note_id for d in late.links]) == ("append", [4])
+    assert decide(replace(draft(), event_time=after), [change], CONFIG).operation == "merge"
+    unchanged = replace(change, changes=False)
+    assert decide(replace(draft(), event_time=before), [unchanged], CONFIG).operation == "merge"
 
 
 def test_full_notes_take_no_more_sources() -> None:

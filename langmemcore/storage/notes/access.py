@@ -25,7 +25,11 @@ from langmemcore.storage.records import (
     ensure_same_content,
 )
 
-__all__ = ["NoteAccess"]
+__all__ = ["GateRow", "NoteAccess"]
+
+GateRow = tuple[int, str, list[str], float, int, datetime | None, bool]
+"""A gate candidate: id, context, keywords, similarity, source count, ``valid_from``, and
+whether a source announces a change."""
 
 
 class NoteAccess(LineageAccess, ThreadAccess, ValidityAccess):
@@ -276,9 +280,14 @@ class NoteAccess(LineageAccess, ThreadAccess, ValidityAccess):
         *,
         k: int,
         keyword_k: int,
-    ) -> list[tuple[int, str, list[str], float, int]]:
-        """(id, context, keywords, similarity, source count) of the gate's candidates."""
+    ) -> list[GateRow]:
+        """(id, context, keywords, similarity, source count, valid_from, whether it announces
+        a change) of the gate's candidates.
+        """
         prepared = nq.gate_candidates(
             encode_namespace(namespace), vector, keywords, k=k, keyword_k=keyword_k
         )
-        return [(i, c, list(kw), float(s), int(n)) for i, c, kw, s, n in await self._rows(prepared)]
+        return [
+            (i, c, list(kw), float(s), int(n), said, bool(changes))
+            for i, c, kw, s, n, said, changes in await self._rows(prepared)
+        ]

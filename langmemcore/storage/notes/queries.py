@@ -21,6 +21,7 @@ from sqlalchemy import (
     Update,
     any_,
     bindparam,
+    exists,
     func,
     insert,
     select,
@@ -218,9 +219,21 @@ def _gate_candidates(with_keywords: bool) -> Select:
         .where(NoteSource.namespace == namespace, NoteSource.note_id == Note.id)
         .scalar_subquery()
     )
+    changes = (
+        exists()
+        .where(
+            NoteSource.namespace == namespace,
+            NoteSource.note_id == Note.id,
+            Observation.namespace == namespace,
+            Observation.id == NoteSource.observation_id,
+            Observation.analysis["changes"].as_boolean(),
+        )
+        .label("changes")
+    )
     similarity = (1.0 - Note.embedding.cosine_distance(vector)).label("similarity")
+    columns = (Note.id, Note.context, Note.keywords, similarity, sources.label("sources"))
     return (
-        select(Note.id, Note.context, Note.keywords, similarity, sources.label("sources"))
+        select(*columns, Note.valid_from, changes)
         .where(Note.namespace == namespace, Note.id.in_(ids.subquery().select()))
         .order_by(similarity.desc(), Note.id)
     )
@@ -235,7 +248,8 @@ def gate_candidates(
     keyword_k: int,
 ) -> Prepared:
     """Candidate notes for the gate: the ``k`` nearest active notes plus the ``keyword_k``
-    newest active notes sharing a keyword; with similarity and source count.
+    newest active notes sharing a keyword; with similarity, source count, ``valid_from``
+    and whether a source's stored analysis announces a change.
     """
     return Prepared(
         _gate_candidates(bool(keywords)),
