@@ -2,7 +2,7 @@
 
 Run from the repository root: ``python benchmarks/knowledge_updates.py
 [tests/data/knowledge_updates.json] [--url URL] [--without CHANNEL ...] [--as-of-baseline]
-[--summary]``
+[--summary] [--reversed]``
 
 Each conversation of the set is remembered in its own namespace of one Postgres (a fresh
 embedded server in a temporary folder unless ``--url`` / ``DATABASE_URL``) through
@@ -15,7 +15,9 @@ older statement in the top 3, and every miss. Facts with ``as_of`` times also ha
 and ``as_of_after`` (newer above older). ``--as-of-baseline`` asks those questions again
 without a time (reference time now). ``--without`` repeats the questions, on the same
 memory, with those channels switched off (e.g. ``--without profile``). ``--summary``
-prints the summary lines only (for a blind set).
+prints the summary lines only (for a blind set). ``--reversed`` has each conversation's
+turns arrive newest first (memory as of any time should not depend on the order in which
+what was said arrives).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pathlib import Path
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.eval.knowledge_updates import (
     UpdateReport,
+    UpdateSet,
     evaluate_updates,
     ingest_update_set,
     load_update_set,
@@ -46,8 +49,21 @@ DEFAULT_PATH = Path("tests/data/knowledge_updates.json")
 """The project's knowledge-update set."""
 
 
+def _newest_first(updates: UpdateSet) -> UpdateSet:
+    """The set with each conversation's turns in reverse order of arrival."""
+    conversations = tuple(
+        replace(c, observations=c.observations[::-1]) for c in updates.conversations
+    )
+    return replace(updates, conversations=conversations)
+
+
 async def _run(
-    path: Path, url: str | None, without: list[str], baseline: bool, summary: bool
+    path: Path,
+    url: str | None,
+    without: list[str],
+    baseline: bool,
+    summary: bool,
+    newest_first: bool,
 ) -> None:
     def show(report: UpdateReport) -> None:
         print("\n".join(report.summary()) if summary else report.format())
@@ -61,7 +77,7 @@ async def _run(
     memory = Memory(database, embeddings)
     prefix = f"updates-{uuid.uuid4().hex[:8]}"
     start = time.perf_counter()
-    await ingest_update_set(memory, updates, prefix)
+    await ingest_update_set(memory, _newest_first(updates) if newest_first else updates, prefix)
     print(f"{len(updates.facts)} facts, ingested in {time.perf_counter() - start:.0f} s")
     print("## default settings")
     show(await evaluate_updates(memory, updates, prefix))
@@ -86,8 +102,10 @@ def main() -> None:
         "--as-of-baseline", action="store_true", help="as-of questions again without a time"
     )
     parser.add_argument("--summary", action="store_true", help="summary lines only")
+    parser.add_argument("--reversed", action="store_true", help="turns arrive newest first")
     args = parser.parse_args()
-    asyncio.run(_run(args.path, args.url, args.without, args.as_of_baseline, args.summary))
+    options = (args.as_of_baseline, args.summary, args.reversed)
+    asyncio.run(_run(args.path, args.url, args.without, *options))
 
 
 if __name__ == "__main__":
