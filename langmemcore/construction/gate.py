@@ -20,7 +20,6 @@ from langmemcore.analysis import Analysis
 from langmemcore.config import ConstructionConfig
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.text import content_term_set, content_terms
-from langmemcore.text.change import announces_change
 
 __all__ = [
     "Candidate",
@@ -190,11 +189,11 @@ def _tag(draft: NoteDraft, candidate: Candidate) -> str | None:
 
 def _changes_one(draft: NoteDraft, candidate: Candidate) -> bool:
     """Whether one of the two announces a change to what the other, said before it,
-    says: the draft ("I quit the bakery", "I've given up keto":
-    :func:`~langmemcore.text.change.announces_change`), or the candidate when the draft
-    arrives late, said before it.
+    says (their analyses, see :attr:`~langmemcore.analysis.Analysis.changes`): the draft
+    ("I quit the bakery", "I've given up keto"), or the candidate when the draft arrives
+    late, said before it.
     """
-    if announces_change(draft.context):
+    if draft.analysis.changes:
         return True
     said, time = candidate.said, draft.event_time
     return candidate.changes and said is not None and time is not None and time < said

@@ -41,7 +41,6 @@ from langmemcore.storage.database import Database
 from langmemcore.storage.profiles.records import StoredValue
 from langmemcore.storage.repository import Repository
 from langmemcore.text import TimeMention
-from langmemcore.text.change import announces_change
 
 __all__ = [
     "AspectValue",
@@ -248,11 +247,11 @@ async def aspect_values(
             keys = [s.key for s in value.sources if s.role == role]
             ids = await repo.active_notes_of_observation_keys(namespace, keys) if keys else []
             notes[role] = tuple(sorted(ids, reverse=True))
-        first = next((s.text for s in value.sources if s.role == "states"), "")
+        announced = next((s.changes for s in value.sources if s.role == "states"), False)
         held = AspectValue(value.first_time, value.ended_at, value.current, notes["states"])
         held = replace(held, ending_note_ids=notes["ends"], value_id=value.id)
         held = replace(held, replaced_by=value.replaced_by, aspect=value.aspect)
-        found.append((value, replace(held, announced=announces_change(first))))
+        found.append((value, replace(held, announced=announced)))
     return found
 
 

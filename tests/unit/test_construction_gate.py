@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from langmemcore._errors import ConfigurationError
+from langmemcore.analysis import analyze
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction import (
     Candidate,
@@ -26,7 +27,8 @@ CONFIG = ConstructionConfig()
 def draft(
     context: str = "Caroline adopted a dog.", keywords: tuple[str, ...] = ("dog",)
 ) -> NoteDraft:
-    return NoteDraft(context, keywords, ("Caroline",), (1.0, 0.0), None, "Caroline")
+    draft = NoteDraft(context, keywords, ("Caroline",), (1.0, 0.0), None, "Caroline")
+    return replace(draft, analysis=analyze(context, context))
 
 
 def cand(

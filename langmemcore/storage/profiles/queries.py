@@ -292,7 +292,8 @@ def link_replacements(namespace: str, pairs: Sequence[tuple[int, int]]) -> Prepa
 _VALUES_WITH_SOURCES = """
     SELECT v.id, v.subject, v.aspect, v.position, v.value, v.first_time, v.last_time,
            v.current, v.ended_at, v."end", v.replaced_by,
-           s.observation_id, s.role, s.stated_at, o.key, o.content
+           s.observation_id, s.role, s.stated_at, o.key, o.content,
+           coalesce((o.analysis ->> 'changes')::boolean, false)
     FROM profile_values v
     LEFT JOIN (profile_value_sources s JOIN observations o ON o.id = s.observation_id)
         ON s.value_id = v.id AND s.namespace = :namespace
@@ -300,7 +301,8 @@ _VALUES_WITH_SOURCES = """
     ORDER BY v.aspect, v.position, s.stated_at, s.observation_id, s.role DESC
     """
 """A subject's values, each with its sources (none: NULL source columns), in one
-statement: value columns then (observation id, role, time, key, text)."""
+statement: value columns then (observation id, role, time, key, text, whether its stored
+analysis announces a change)."""
 
 
 @cache

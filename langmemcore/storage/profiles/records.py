@@ -90,6 +90,8 @@ class ValueSource:
         stated_at: The statement's time.
         key: The observation's key (filled on reads).
         text: The observation's text (filled on reads).
+        changes: Whether the observation announces a change (its stored analysis, see
+            :attr:`~langmemcore.analysis.Analysis.changes`; filled on reads).
     """
 
     observation_id: int
@@ -97,6 +99,7 @@ class ValueSource:
     stated_at: datetime
     key: str = ""
     text: str = ""
+    changes: bool = False
 
 
 @dataclass(frozen=True)
