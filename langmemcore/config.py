@@ -130,6 +130,11 @@ class ConstructionConfig:
     """Retries of an LLM call after malformed output or an endpoint error, before the
     offline path takes over."""
 
+    prompt_set: str = "grounded"
+    """Which ingestion prompt an ``llm`` gets: ``"grounded"`` (instructions and a made-up
+    example first, the observation last) or ``"paper"`` (MemCoRe's appendix C.1.1 prompt
+    verbatim, to reproduce the paper); see :mod:`langmemcore.prompts.ingestion`."""
+
     profiles: bool = True
     """Whether construction extracts profile statements (the semantic layer,
     :mod:`langmemcore.profiles`) and keeps the subjects' profiles; off, nothing about
@@ -152,6 +157,10 @@ class ConstructionConfig:
     def __post_init__(self) -> None:
         if self.mode not in ("gated", "append_only"):
             raise ConfigurationError(f"mode must be 'gated' or 'append_only', got {self.mode!r}")
+        if self.prompt_set not in ("grounded", "paper"):
+            raise ConfigurationError(
+                f"prompt_set must be 'grounded' or 'paper', got {self.prompt_set!r}"
+            )
         if not 0.0 <= self.link_threshold <= self.merge_threshold <= 1.0:
             raise ConfigurationError(
                 "thresholds must satisfy 0 <= link_threshold <= merge_threshold <= 1"

@@ -5,7 +5,10 @@ Offline (the default) the draft comes from deterministic extraction
 semantic-ingestion prompt, whose answer is cleaned and bounded like any untrusted input;
 malformed output or an endpoint error is retried once, then the offline extraction takes
 over (at once while the model's circuit breaker is open) and the draft records
-``origin="fallback"``.
+``origin="fallback"``. The answer keeps only what the observation supports
+(:mod:`langmemcore.prompts._ground`): keywords it never says are dropped, and a context
+that speaks of something else or names someone it never names gives way to the offline
+draft, each counted as ``rejected``.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from langmemcore.construction.gate import NoteDraft
 from langmemcore.construction.thread import thread_text
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.profiles.extract import extract_batch
-from langmemcore.prompts import call_structured
+from langmemcore.prompts import call_structured, grounded_context, reject, supported
 from langmemcore.prompts.ingestion import SemanticIngestion, render_ingestion_prompt
 from langmemcore.prompts.profile import extract_statements_llm
 from langmemcore.storage.records import content_hash
@@ -140,20 +143,25 @@ async def _with_llm(
     llm: BaseChatModel, observation: ObservationIn, config: ConstructionConfig
 ) -> DraftText:
     when = observation.event_time.strftime("%d %B %Y") if observation.event_time else None
-    prompt = render_ingestion_prompt(observation.text, observation.speaker, when)
+    prompt = render_ingestion_prompt(observation.text, observation.speaker, when, config.prompt_set)
     try:
         answer = await call_structured(llm, prompt, SemanticIngestion, retries=config.llm_retries)
     except (LLMOutputError, LLMUnavailableError) as exc:
         _log.warning("ingestion prompt failed, using offline extraction (%s)", safe_error_text(exc))
         return _offline(observation, config, "fallback")
+    given = " ".join(part for part in (observation.speaker, when) if part)
+    if config.denoise and not grounded_context(answer.context, observation.text, given):
+        reject()
+        _log.warning("ingestion prompt answered a context the observation does not support")
+        return _offline(observation, config, "fallback")
     offline = analyze_observation(
         observation.text, speaker=observation.speaker, event_time=observation.event_time
     )
-    keywords = tuple(
-        dict.fromkeys(k for k in (normalize_keyword(w) for w in answer.keywords) if k)
-    )[: config.max_keywords]
+    named = dict.fromkeys(k for k in (normalize_keyword(w) for w in answer.keywords) if k)
+    keywords = tuple(k for k in named if supported(k, observation.text, given))
+    reject(len(named) - len(keywords))
     context = answer.context if config.denoise else observation.text
-    return DraftText(context, keywords, offline.entities, "llm")
+    return DraftText(context, keywords[: config.max_keywords], offline.entities, "llm")
 
 
 async def draft_texts(

@@ -5,11 +5,13 @@ answer is parsed (as JSON into the output model, which cleans and bounds it); ma
 output or an endpoint error is retried once and then raised as ``LLMOutputError`` /
 ``LLMUnavailableError`` so the caller can fall back to the offline path. A model whose
 circuit breaker is open is not called (``LLMSkippedError``, an ``LLMUnavailableError``).
+What an answer takes from its input must be said there (:mod:`langmemcore.prompts._ground`).
 """
 
 from __future__ import annotations
 
 from langmemcore.prompts._call import call_model, call_structured, extract_json
+from langmemcore.prompts._ground import grounded_context, reject, supported
 from langmemcore.prompts._guard import (
     CircuitBreaker,
     LLMUsage,
@@ -25,6 +27,9 @@ __all__ = [
     "call_structured",
     "configure_model",
     "extract_json",
+    "grounded_context",
     "guard_for",
+    "reject",
+    "supported",
     "track_usage",
 ]

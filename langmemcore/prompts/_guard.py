@@ -144,11 +144,16 @@ class LLMUsage:
             that failed validation); the offline path answered instead.
         skipped: Prompts not sent because the model's circuit breaker was open; the
             offline path answered instead.
+        rejected: Parts of answers their input does not support (a name, a keyword or a
+            profile value it never says; a restatement of an observation that speaks of
+            something else), dropped (see :mod:`langmemcore.prompts._ground`); for a
+            rejected restatement the offline path answered instead.
     """
 
     calls: int = 0
     failed: int = 0
     skipped: int = 0
+    rejected: int = 0
 
 
 _usage: ContextVar[LLMUsage | None] = ContextVar("langmemcore_llm_usage", default=None)

@@ -9,6 +9,11 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from langmemcore.prompts.ingestion import GROUNDED
+
+INGESTION = GROUNDED.splitlines()[0]
+"""The first line of the ingestion prompt, by which a scripted model tells it apart."""
+
 Step = AIMessage | str | Callable[[list[BaseMessage]], AIMessage]
 
 

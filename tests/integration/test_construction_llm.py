@@ -10,10 +10,12 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_openai import ChatOpenAI
 
 from langmemcore.config import ConstructionConfig
+from langmemcore.construction.ingest import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.storage import Database
 from tests.integration.memory_state import snapshot
+from tests.integration.scripted_model import INGESTION
 from tests.stub_openai import openai_stub
 
 EVERY_CANDIDATE_TO_LLM = ConstructionConfig(topic_every=0, ambiguous_band=(0.0, 1.01))
@@ -103,6 +105,37 @@ async def test_malformed_output_twice_falls_back_to_offline(
     assert [n[:4] for n in fallback] == [n[:4] for n in reference]
 
 
+async def test_an_answer_the_observation_does_not_support_falls_back_and_is_counted(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    """A small model echoing the prompt's example writes a note about a dinghy for a turn
+    about a puppy: the context is rejected (the offline draft is written) and counted; a
+    grounded context keeps only the keywords the turn says."""
+    echo = ingestion(
+        "Wenceslas repainted the old dinghy saffron yellow on 13 March 2021.",
+        ["dinghy", "saffron yellow"],
+    )
+    grounded = ingestion("Caroline's puppy Max chewed her running shoes.", ["Max", "dinghy"])
+    llm = FakeListChatModel(responses=[echo, grounded])
+    memory = memory_with(database, embeddings, llm, ConstructionConfig(topic_every=0))
+    report = await memory.aingest_many(
+        ns,
+        [
+            ObservationIn("a", FIRST, speaker="Caroline"),
+            ObservationIn("b", SECOND, speaker="Caroline"),
+        ],
+    )
+    offline = Memory(database, embeddings, config=ConstructionConfig(topic_every=0))
+    other = (ns[0], ns[1] + "offline")
+    await offline.aingest(other, FIRST, key="a", speaker="Caroline")
+    notes = (await snapshot(database, ns))["notes"]
+    reference = (await snapshot(database, other))["notes"]
+    assert [n[:4] for n in notes[:1]] == [n[:4] for n in reference]
+    assert [n[4] for n in notes] == ["fallback", "llm"]
+    assert notes[1][1:3] == ("Caroline's puppy Max chewed her running shoes.", ("max",))
+    assert report.llm.rejected == 2
+
+
 async def test_endpoint_error_falls_back_and_keeps_the_observation(
     database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
 ) -> None:
@@ -169,7 +202,7 @@ async def test_chat_openai_over_http_against_a_local_stub(
 ) -> None:
     def respond(body: dict[str, Any]) -> str:
         prompt = body["messages"][-1]["content"]
-        if "Knowledge Graph Extractor" in prompt:
+        if INGESTION in prompt:
             return ingestion("Caroline adopted a puppy named Max.", ["Max", "puppy"])
         raise AssertionError(f"unexpected prompt: {prompt[:80]}")
 

@@ -30,7 +30,7 @@ from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import Edge, ItemTask, Lineage, Note, Observation
 from langmemcore.store import MemoryStore
 from tests.dead_endpoint import dead_endpoint
-from tests.integration.scripted_model import ScriptedChatModel
+from tests.integration.scripted_model import INGESTION, ScriptedChatModel
 
 EVERY_CANDIDATE_TO_LLM = ConstructionConfig(topic_every=0, ambiguous_band=(0.0, 1.01))
 NO_BREAKER = LLMConfig(failure_threshold=0)
@@ -58,7 +58,7 @@ def hostile_ingestion(i: int) -> str:
         {"keywords": 42, "context": "Caroline counts."},
         {"keywords": ["tea"], "context": None},
         {"keywords": [{"a": [1, {"b": None}]}], "context": {"x": [1, 2]}},
-        {"keywords": ["race"], "context": f"Caroline \ud800ran race {i}."},
+        {"keywords": ["pottery"], "context": f"Caroline \ud800took a pottery class {i}."},
         "[" * 50_000,
         [1, 2, 3],
     ]
@@ -92,7 +92,7 @@ def hostile_model() -> ScriptedChatModel:
 
     def answer(messages: list[BaseMessage]) -> str:
         prompt = str(messages[-1].content)
-        if "Knowledge Graph Extractor" in prompt:
+        if INGESTION in prompt:
             found = re.search(r"Note (\d+):", prompt)
             return hostile_ingestion(int(found.group(1)) if found else 0)
         if "Knowledge Graph Updater" in prompt:
@@ -154,9 +154,12 @@ async def test_hostile_json_never_loses_an_observation(
     assert sorted(stored["keys"]) == sorted(f"o{i}" for i in range(24))
     assert_storable(stored)
     # usable answers were cleaned and kept; unusable ones fell back to the offline path
-    for cleaned in ("Caroline likes tea number 0.", "Caroline ran race 7."):
+    for cleaned in ("Caroline likes tea number 0.", "Caroline took a pottery class 7."):
         assert any(cleaned in c for c in stored["contexts"])  # alone or merged
+    # what the turns say was kept ("tea"); "pots" for a turn about the race was not
     assert {"tea", "pottery"} <= set(stored["keywords"])
+    assert not any("pots" in c for c in stored["contexts"])
+    assert report.llm.rejected > 0
     assert {"llm", "fallback"} <= set(stored["origins"])
     assert max(r.count("!") for r in stored["reasons"]) <= LLM_MAX_LABEL_CHARS  # cut
     assert any(r.startswith("LLM: linked") for r in stored["reasons"])
@@ -174,18 +177,19 @@ async def test_hostile_json_through_search_and_store_put(
         llm_config=NO_BREAKER,
     )
     store = MemoryStore(memory, index={"fields": ["text"]})
-    await store.aput(ns, "item", {"text": "Note 0: Caroline drinks green tea every morning."})
+    items = (*ns, "items")  # searched by its own prefix: other tests' notes stay out
+    await store.aput(items, "item", {"text": "Note 0: Caroline drinks green tea every morning."})
     async with Repository.open(database) as repo:
         pending = await repo._session.scalar(
-            select(func.count()).select_from(ItemTask).where(ItemTask.namespace == ".".join(ns))
+            select(func.count()).select_from(ItemTask).where(ItemTask.namespace == ".".join(items))
         )
     assert pending == 0
-    stored = await stored_text(database, ns)
+    stored = await stored_text(database, items)
     assert stored["contexts"] == ["Caroline likes tea number 0."]
     assert_storable(stored)
-    found = await store.asearch(ns[:1], query="What tea does Caroline drink?")
-    assert [i.key for i in found if i.namespace == ns] == ["item"]
-    results = await memory.asearch(ns, "What tea does Caroline drink?")
+    found = await store.asearch(ns, query="What tea does Caroline drink?")
+    assert [i.key for i in found if i.namespace == items] == ["item"]
+    results = await memory.asearch(items, "What tea does Caroline drink?")
     assert [r.context for r in results] == ["Caroline likes tea number 0."]
     assert results.llm.calls >= 3 and results.llm.skipped == 0
 

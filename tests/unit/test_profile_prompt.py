@@ -13,8 +13,10 @@ from langchain_core.outputs import ChatResult
 from langmemcore.config import LLM_MAX_ANSWER_CHARS, LLM_MAX_KEYWORD_CHARS
 from langmemcore.profiles import AspectStatement
 from langmemcore.profiles.extract import extract_statements
+from langmemcore.prompts import track_usage
 from langmemcore.prompts.profile import (
     MAX_STATEMENTS,
+    ProfileAnswer,
     extract_statements_llm,
     render_profile_prompt,
 )
@@ -71,12 +73,28 @@ async def test_first_person_subjects_resolve_and_unknown_people_are_dropped() ->
             st("Tom", "home", "Hamburg"),
         )
     )
-    found = await extract_statements_llm(llm, TEXT, "Nadia")
+    with track_usage() as usage:
+        found = await extract_statements_llm(llm, TEXT, "Nadia")
     assert found == [
         AspectStatement("Nadia", "home", "Hamburg"),
-        AspectStatement("Nadia", "pet", "dog Max"),
         AspectStatement("Tom", "home", "Hamburg"),
     ]
+    assert usage.rejected == 2
+
+
+async def test_a_value_the_message_does_not_say_is_rejected_and_counted() -> None:
+    """A small model echoing the prompt's example ("Split", "dinghy") states nothing about
+    a message that never says them; a value said in other words or forms is kept."""
+    echo = answer(
+        st("Wenceslas", "home", "Split"),
+        st("Nadia", "home", "Split", change=True),
+        st("Nadia", "possession", "dinghy", ended=True),
+        st("Tom", "work", "jobs at Airbus"),
+    )
+    with track_usage() as usage:
+        found = await extract_statements_llm(scripted(echo), TEXT, "Nadia")
+    assert found == [AspectStatement("Tom", "work", "jobs at Airbus")]
+    assert usage.rejected == 3
 
 
 async def test_unknown_aspects_wrong_types_and_long_values_are_dropped() -> None:
@@ -139,8 +157,7 @@ async def test_hostile_answers_break_nothing() -> None:
         assert len(found) <= MAX_STATEMENTS
     cleaned = await extract_statements_llm(scripted(hostile[0]), TEXT, "Nadia")
     assert cleaned == [AspectStatement("Nadia", "home", "Hamburg")]
-    many = await extract_statements_llm(scripted(hostile[2]), TEXT, "Nadia")
-    assert len(many) == MAX_STATEMENTS
+    assert len(ProfileAnswer.model_validate_json(hostile[2]).statements) == MAX_STATEMENTS
 
 
 async def test_a_message_stating_nothing_gives_nothing() -> None:

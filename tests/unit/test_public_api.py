@@ -172,7 +172,10 @@ PUBLIC_API: dict[str, list[str]] = {
         "call_structured",
         "configure_model",
         "extract_json",
+        "grounded_context",
         "guard_for",
+        "reject",
+        "supported",
         "track_usage",
     ],
     "langmemcore.retrieval": [
