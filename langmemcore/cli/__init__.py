@@ -1,7 +1,9 @@
 """The langmemcore command line: a thin layer over the library.
 
 demo runs the main job with zero configuration; ingest, search, stats and topics work on
-any namespace (search --active --llm openai:MODEL lets a tool-calling model walk memory);
+any namespace; demo, ingest, search and eval take a chat model (--llm, --llm-url: any
+OpenAI-compatible server) and are offline without one (search --active needs one: a
+tool-calling model walks memory);
 migrate, downgrade and doctor look after the schema and the set-up, and rethread gives
 notes stored before schema 0010 their thread vectors;
 eval locomo measures evidence recall, eval frontier the utility-capacity frontier and
@@ -14,6 +16,7 @@ namespace or argument) is one line on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -76,11 +79,30 @@ def _common() -> _Parser:
     return common
 
 
+def _model() -> _Parser:
+    """The chat model of the commands that can use one (ingest, demo, search, eval)."""
+    model = _Parser(add_help=False)
+    model.add_argument(
+        "--llm",
+        default=os.environ.get("LANGMEMCORE_LLM") or None,
+        help="'provider:model' chat model, e.g. openai:gpt-4o, or a model's name on the "
+        "--llm-url server (default: LANGMEMCORE_LLM; none: offline)",
+    )
+    model.add_argument(
+        "--llm-url",
+        default=os.environ.get("LANGMEMCORE_LLM_URL") or None,
+        help="an OpenAI-compatible server for --llm, e.g. http://127.0.0.1:8080/v1 "
+        "(llama-server, vLLM, Ollama; default: LANGMEMCORE_LLM_URL)",
+    )
+    return model
+
+
 def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     """``demo``, ``ingest``, ``search``, ``stats``, ``topics``, ``profile`` and ``rethread``."""
+    model = _model()
     demo = sub.add_parser(
         "demo",
-        parents=[common],
+        parents=[common, model],
         help="remember a sample conversation and answer questions about it (migrates if needed)",
     )
     demo.add_argument("--k", type=positive_int, default=3, help="notes of evidence per question")
@@ -88,7 +110,7 @@ def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
 
     ingest = sub.add_parser(
         "ingest",
-        parents=[common],
+        parents=[common, model],
         help="remember a file: JSON list / JSON Lines of {text, speaker?, time?, key?}, or LoCoMo",
     )
     ingest.add_argument("file", help="the file to remember")
@@ -99,7 +121,7 @@ def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     )
     ingest.set_defaults(func=cmd_ingest)
 
-    _search_command(sub, common)
+    _search_command(sub, common, model)
 
     stats = sub.add_parser("stats", parents=[common], help="count what memory holds")
     stats.add_argument("--namespace", default=None, help="only this namespace and those below")
@@ -127,22 +149,19 @@ def _memory_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     rethread.set_defaults(func=cmd_rethread)
 
 
-def _search_command(sub: argparse._SubParsersAction, common: _Parser) -> None:
+def _search_command(sub: argparse._SubParsersAction, common: _Parser, model: _Parser) -> None:
     """``search``, passive or ``--active`` (with the ``--llm`` model)."""
-    search = sub.add_parser("search", parents=[common], help="print the evidence for a query")
+    search = sub.add_parser(
+        "search", parents=[common, model], help="print the evidence for a query"
+    )
     search.add_argument("query")
     search.add_argument("--namespace", required=True, help="e.g. users.alice")
     search.add_argument("--k", type=positive_int, default=5, help="notes returned at most")
     search.add_argument(
         "--active",
         action="store_true",
-        help="MRAgent's active mode: the --llm model walks cue -> tag -> content with tools",
-    )
-    search.add_argument(
-        "--llm",
-        default=None,
-        help="'provider:model' chat model, e.g. openai:gpt-4o (OpenAI-compatible endpoints "
-        "via OPENAI_BASE_URL); needed by --active",
+        help="MRAgent's active mode: the --llm model walks cue -> tag -> content with tools "
+        "(needs --llm)",
     )
     search.add_argument(
         "--as-of",
@@ -158,8 +177,9 @@ def _eval_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     """``eval locomo``, ``eval frontier`` and ``eval knowledge-updates``."""
     evaluation = sub.add_parser("eval", help="evaluate memory on a benchmark")
     benchmarks = evaluation.add_subparsers(dest="benchmark", required=True)
+    model = _model()
     locomo = benchmarks.add_parser(
-        "locomo", parents=[common], help="LoCoMo evidence recall@k by turn budget"
+        "locomo", parents=[common, model], help="LoCoMo evidence recall@k by turn budget"
     )
     locomo.add_argument("path", help="LoCoMo JSON file (e.g. ../shared/data/locomo-dev.json)")
     locomo.add_argument(
@@ -189,7 +209,7 @@ def _eval_commands(sub: argparse._SubParsersAction, common: _Parser) -> None:
     front.set_defaults(func=cmd_eval_frontier)
     updates = benchmarks.add_parser(
         "knowledge-updates",
-        parents=[common],
+        parents=[common, model],
         help="facts that change: newer statement first, the older one for the past",
     )
     updates.add_argument(

@@ -6,10 +6,11 @@ import textwrap
 from collections.abc import Sequence
 
 from langmemcore.config import CHANNELS
+from langmemcore.prompts import LLMUsage
 from langmemcore.retrieval import RetrievedNote
 from langmemcore.storage.stats import COUNTED, NamespaceStats, TopicInfo
 
-__all__ = ["evidence_lines", "stats_lines", "topic_lines"]
+__all__ = ["evidence_lines", "stats_lines", "topic_lines", "usage_line"]
 
 
 def _shorten(text: str, width: int) -> str:
@@ -106,3 +107,11 @@ def topic_lines(
             more += f" (langmemcore topics --namespace {'.'.join(namespace)})"
         lines.append(more)
     return lines
+
+
+def usage_line(usage: LLMUsage) -> str:
+    """What an operation asked of its chat model, in one line."""
+    return (
+        f"{usage.calls} calls, {usage.failed} failed, {usage.skipped} skipped (breaker open), "
+        f"{usage.rejected} answer parts rejected (not in their input)"
+    )

@@ -1,4 +1,11 @@
-"""The chat model of a command (``--llm provider:model``), as the embedder's ``--embeddings``."""
+"""The chat model of a command (``--llm provider:model``, ``--llm-url``), as the embedder's
+``--embeddings``.
+
+``--llm-url`` names an OpenAI-compatible server (llama.cpp's ``llama-server``, vLLM,
+Ollama's ``/v1``); then ``--llm`` is the model's name there, with or without ``openai:``.
+Both default to ``LANGMEMCORE_LLM`` and ``LANGMEMCORE_LLM_URL``. A model built here
+answers at most :data:`MAX_TOKENS` tokens a call.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,11 @@ from pydantic import SecretStr
 
 from langmemcore._errors import ConfigurationError
 
-__all__ = ["ACTIVE_NEEDS_LLM", "chat_model"]
+__all__ = ["ACTIVE_NEEDS_LLM", "MAX_TOKENS", "chat_model"]
+
+MAX_TOKENS = 1024
+"""Tokens a chat model built from the command line answers at most per call (every prompt's
+answer is a short JSON object or a tool call)."""
 
 ACTIVE_NEEDS_LLM = (
     "search --active needs a tool-calling chat model: pass --llm openai:<model> "
@@ -18,31 +29,42 @@ ACTIVE_NEEDS_LLM = (
 """The error of ``search --active`` without ``--llm``."""
 
 
-def _openai(model: str) -> BaseChatModel:
-    """``ChatOpenAI``; a server named by ``OPENAI_BASE_URL`` needs no API key."""
+def _openai(model: str, base_url: str | None = None) -> BaseChatModel:
+    """``ChatOpenAI``; a server named by ``base_url`` or ``OPENAI_BASE_URL`` needs no API
+    key.
+    """
     from langchain_openai import ChatOpenAI
 
-    key = os.environ.get("OPENAI_API_KEY") or ("none" if os.environ.get("OPENAI_BASE_URL") else "")
+    local = base_url or os.environ.get("OPENAI_BASE_URL")
+    key = os.environ.get("OPENAI_API_KEY") or ("none" if local else "")
     if not key:
         raise ConfigurationError(
-            "--llm openai:<model> needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local "
-            "OpenAI-compatible server)"
+            "--llm openai:<model> needs OPENAI_API_KEY (or --llm-url / OPENAI_BASE_URL for a "
+            "local OpenAI-compatible server)"
         )
-    return ChatOpenAI(model=model, api_key=SecretStr(key))
+    return ChatOpenAI(
+        model=model, api_key=SecretStr(key), base_url=base_url, max_completion_tokens=MAX_TOKENS
+    )
 
 
-def chat_model(spec: str) -> BaseChatModel:
-    """Resolve ``--llm``.
+def chat_model(spec: str, base_url: str | None = None) -> BaseChatModel:
+    """Resolve ``--llm`` (and ``--llm-url``).
 
     Args:
         spec: ``"openai:<model>"`` for ``langchain_openai.ChatOpenAI`` (OpenAI-compatible
-            endpoints via ``OPENAI_BASE_URL``); any other ``"provider:model"`` through
-            ``langchain.chat_models.init_chat_model`` when the ``langchain`` package is
-            installed.
+            endpoints via ``base_url`` or ``OPENAI_BASE_URL``); any other
+            ``"provider:model"`` through ``langchain.chat_models.init_chat_model`` when the
+            ``langchain`` package is installed; with ``base_url``, the model's name alone.
+        base_url: An OpenAI-compatible server's base URL (``http://127.0.0.1:8080/v1``).
 
     Raises:
         ConfigurationError: If the specification cannot be resolved.
     """
+    if base_url:
+        name = spec.removeprefix("openai:")
+        if not name:
+            raise ConfigurationError("--llm-url needs --llm <model name on that server>")
+        return _openai(name, base_url)
     provider, _, model = spec.partition(":")
     if not provider or not model:
         raise ConfigurationError(f"--llm expects 'provider:model' (openai:gpt-4o), not {spec!r}")

@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langmemcore._errors import ConfigurationError, InvalidInputError, LangMemCoreError
 from langmemcore._namespace import decode_namespace, validate_namespace
 from langmemcore._validate import check_as_of
-from langmemcore.cli._format import evidence_lines, stats_lines, topic_lines
+from langmemcore.cli._format import evidence_lines, stats_lines, topic_lines, usage_line
 from langmemcore.cli._llm import ACTIVE_NEEDS_LLM, chat_model
 from langmemcore.formal.layer import SearchResults
 from langmemcore.memory import Memory
@@ -75,9 +75,11 @@ def _with_memory(
     job: Callable[[Memory], Awaitable[T]],
     llm: BaseChatModel | None = None,
 ) -> T:
-    """Open memory (with ``llm``, if given), run ``job`` on it and close the connections, in
-    one event loop.
+    """Open memory (with ``llm``, else the command's ``--llm`` model, if any), run ``job``
+    on it and close the connections, in one event loop.
     """
+    if llm is None and getattr(args, "llm", None):
+        llm = chat_model(args.llm, args.llm_url)
 
     async def run() -> T:
         memory = await Memory.aopen(args.url, embeddings=args.embeddings, llm=llm)
@@ -161,6 +163,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"{report.count('append')} new notes, {report.count('merge')} merges, "
                 f"{report.links} links, {report.count('unchanged')} already remembered"
             )
+            if memory.llm is not None:
+                lines.append(f"  model: {usage_line(report.llm)}")
         return lines
 
     print("\n".join(_with_memory(args, job)))
@@ -179,7 +183,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     as_of = check_as_of(args.as_of)
     if args.active and not args.llm:
         raise ConfigurationError(ACTIVE_NEEDS_LLM)
-    llm = chat_model(args.llm) if args.llm else None
+    llm = chat_model(args.llm, args.llm_url) if args.llm else None
     mode: SearchMode = "active" if args.active else "passive"
 
     def search(memory: Memory) -> Awaitable[SearchResults]:

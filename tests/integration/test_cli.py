@@ -8,10 +8,15 @@ import re
 import uuid
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from langmemcore.cli._llm import MAX_TOKENS
 from langmemcore.storage.stats import COUNTED
 from tests.integration.conftest import Cli
 from tests.integration.test_profiles import T0, observations
+from tests.stub_openai import openai_stub
 
 NADIA_MOVED = T0 + timedelta(days=30)
 
@@ -271,3 +276,36 @@ def test_the_cli_says_when_a_returned_note_was_superseded(
     (lyon,) = [block for block in re.split(r"\n  \d+\. ", out) if "I live in Lyon" in block]
     assert f"superseded since {NADIA_MOVED:%Y-%m-%d %H:%M}" in lyon
     assert out.count("superseded since") == 1
+
+
+def test_ingest_with_a_model_on_an_openai_compatible_server(
+    url: str, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--llm`` names the model on the ``--llm-url`` server: each turn's note is the model's
+    restatement when the turn supports it, the offline draft when it does not (the model
+    echoing its prompt's example), and the command says what it asked of the model."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+    def respond(body: dict[str, Any]) -> str:
+        said = body["messages"][-1]["content"].rsplit("Message: ", 1)[1]
+        if "Pretzel" in said:
+            restated = "Jonas's beagle Pretzel loves chasing pigeons."
+            return json.dumps({"keywords": ["Pretzel", "beagle"], "context": restated})
+        echo = "Wenceslas repainted the old dinghy saffron yellow on 13 March 2021."
+        return json.dumps({"keywords": ["dinghy"], "context": echo})
+
+    ns = f"cli.{uuid.uuid4().hex[:10]}"
+    file = tmp_path / "turns.jsonl"
+    file.write_text("\n".join(json.dumps(r) for r in RECORDS[:3]) + "\n")
+    with openai_stub(respond) as (base_url, received):
+        args = ["ingest", str(file), "--namespace", ns, "--llm", "stub-model"]
+        code, out, err = cli("--url", url, *args, "--llm-url", base_url)
+    assert code == 0, err
+    assert len(received) == 3 and {r["model"] for r in received} == {"stub-model"}
+    assert all(r.get("max_completion_tokens") == MAX_TOKENS for r in received)
+    assert "  model: 3 calls, 0 failed, 0 skipped (breaker open), 2 answer parts rejected" in out
+    code, out, err = cli("--url", url, "search", "Who is Pretzel?", "--namespace", ns, "--k", "3")
+    assert code == 0, err
+    assert "Jonas's beagle Pretzel loves chasing pigeons." in out
+    assert "Wenceslas" not in out and "dinghy" not in out
