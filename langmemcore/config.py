@@ -387,6 +387,13 @@ class LLMConfig:
     cooldown_seconds: float = 30.0
     """Seconds an open breaker skips the model before one call tries it again."""
 
+    json_schema: bool = True
+    """Whether a model that takes OpenAI's ``response_format`` (``ChatOpenAI``: OpenAI and
+    the OpenAI-compatible servers) is sent each prompt's output model as a JSON schema, so
+    that a server decoding by grammar (llama.cpp's ``llama-server``, vLLM, Ollama) answers
+    only in its shape; the answer is parsed as tolerantly either way. Off for a server that
+    refuses the field."""
+
     def __post_init__(self) -> None:
         if self.call_timeout is not None and self.call_timeout <= 0:
             raise ConfigurationError("call_timeout must be positive or None")

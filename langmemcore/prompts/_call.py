@@ -2,7 +2,9 @@
 
 The answer is read as text and the first JSON object in it is validated against a pydantic
 model, so fake chat models, OpenAI-compatible servers and providers without native
-structured output all work the same way. The answer is untrusted: the output models clean
+structured output all work the same way; a model that takes OpenAI's ``response_format``
+is also sent the model's JSON schema (:func:`response_format`), which a server decoding by
+grammar answers in. The answer is untrusted: the output models clean
 and bound what they take (see :mod:`langmemcore.prompts._clean`).
 
 Every call goes through the model's guard (:mod:`langmemcore.prompts._guard`): a time
@@ -16,17 +18,20 @@ import json
 import logging
 import re
 from collections.abc import Callable
-from typing import TypeVar
+from functools import cache
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
+from langchain_openai.chat_models.base import BaseChatOpenAI
 from pydantic import BaseModel, ValidationError
 
 from langmemcore._errors import LLMOutputError, LLMSkippedError, LLMUnavailableError
 from langmemcore.config import LLM_MAX_ANSWER_CHARS
 from langmemcore.prompts._guard import current_usage, guard_for
 
-__all__ = ["call_model", "call_structured", "extract_json"]
+__all__ = ["call_model", "call_structured", "extract_json", "response_format"]
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -68,14 +73,38 @@ def _content_text(content: object) -> str:
     return str(content)
 
 
-async def _ask(llm: BaseChatModel, prompt: str, timeout: float | None) -> str:
-    """One attempt: the answer's text.
+@cache
+def response_format(output: type[BaseModel]) -> dict[str, Any]:
+    """OpenAI's ``response_format`` asking for an answer in the shape of ``output`` (its
+    JSON schema, not strict: the answer is validated here).
+    """
+    schema = {"name": output.__name__, "schema": output.model_json_schema(), "strict": False}
+    return {"type": "json_schema", "json_schema": schema}
+
+
+def _shaped(llm: BaseChatModel, output: type[BaseModel] | None) -> Runnable[Any, BaseMessage]:
+    """``llm``, asked for answers in the shape of ``output`` when it takes OpenAI's
+    ``response_format`` and its guard's settings say so.
+    """
+    if output is None or not isinstance(llm, BaseChatOpenAI):
+        return llm
+    if not guard_for(llm).config.json_schema:
+        return llm
+    return llm.bind(response_format=response_format(output))
+
+
+async def _ask(
+    llm: BaseChatModel, prompt: str, timeout: float | None, output: type[BaseModel] | None
+) -> str:
+    """One attempt: the answer's text (in the shape of ``output``, where the model can be
+    asked for one).
 
     Raises:
         LLMUnavailableError: The endpoint failed or took longer than ``timeout`` seconds.
     """
+    asked = _shaped(llm, output).ainvoke([HumanMessage(content=prompt)])
     try:
-        message = await asyncio.wait_for(llm.ainvoke([HumanMessage(content=prompt)]), timeout)
+        message = await asyncio.wait_for(asked, timeout)
     except TimeoutError as exc:
         raise LLMUnavailableError(f"the language model did not answer in {timeout} s") from exc
     except Exception as exc:  # provider errors have no common base class
@@ -84,7 +113,12 @@ async def _ask(llm: BaseChatModel, prompt: str, timeout: float | None) -> str:
 
 
 async def call_model(
-    llm: BaseChatModel, prompt: str, parse: Callable[[str], T], *, retries: int = 1
+    llm: BaseChatModel,
+    prompt: str,
+    parse: Callable[[str], T],
+    *,
+    retries: int = 1,
+    output: type[BaseModel] | None = None,
 ) -> T:
     """Ask ``llm`` and ``parse`` its text answer, through the model's guard.
 
@@ -97,6 +131,8 @@ async def call_model(
         parse: Turns the answer's text into the result; raises ``LLMOutputError`` when the
             answer is unusable.
         retries: Extra attempts after a failure.
+        output: The answer's shape, asked of a model that takes OpenAI's
+            ``response_format`` (see :func:`response_format`).
 
     Returns:
         The parsed answer.
@@ -113,7 +149,7 @@ async def call_model(
         if not guard.breaker.allow():
             break
         try:
-            result = parse(await _ask(llm, prompt, guard.config.call_timeout))
+            result = parse(await _ask(llm, prompt, guard.config.call_timeout, output))
         except (LLMOutputError, LLMUnavailableError) as exc:
             guard.breaker.record_failure()
             last = exc
@@ -134,7 +170,8 @@ async def call_model(
 async def call_structured(
     llm: BaseChatModel, prompt: str, output: type[M], *, retries: int = 1
 ) -> M:
-    """Ask ``llm`` and parse its answer into ``output`` (see :func:`call_model`).
+    """Ask ``llm`` for an answer in the shape of ``output`` and parse it into ``output``
+    (see :func:`call_model`).
 
     Returns:
         The validated (cleaned and bounded) output.
@@ -151,4 +188,4 @@ async def call_structured(
         except ValidationError as exc:
             raise LLMOutputError(f"malformed {output.__name__} from the model: {exc}") from exc
 
-    return await call_model(llm, prompt, parse, retries=retries)
+    return await call_model(llm, prompt, parse, retries=retries, output=output)

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_openai import ChatOpenAI
 
-from langmemcore.config import ConstructionConfig
+from langmemcore.config import ConstructionConfig, LLMConfig
 from langmemcore.construction.ingest import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
@@ -18,6 +18,8 @@ from tests.integration.memory_state import snapshot
 from tests.integration.scripted_model import INGESTION
 from tests.stub_openai import openai_stub
 
+PLAIN = LLMConfig(json_schema=False)
+"""For a server that refuses OpenAI's ``response_format``."""
 EVERY_CANDIDATE_TO_LLM = ConstructionConfig(topic_every=0, ambiguous_band=(0.0, 1.01))
 FIRST = "I adopted a golden retriever puppy named Max last month."
 SECOND = "Max the puppy chewed up my running shoes this morning."
@@ -214,7 +216,27 @@ async def test_chat_openai_over_http_against_a_local_stub(
         await memory.aingest(ns, FIRST, key="a", speaker="Caroline")
     assert len(received) == 1
     assert received[0]["model"] == "stub-model"
+    asked = received[0]["response_format"]
+    assert asked["type"] == "json_schema" and asked["json_schema"]["name"] == "SemanticIngestion"
+    assert set(asked["json_schema"]["schema"]["properties"]) == {"keywords", "context"}
     state = await snapshot(database, ns)
     assert state["notes"] == [
         (("a",), "Caroline adopted a puppy named Max.", ("max", "puppy"), "active", "llm")
     ]
+
+
+async def test_a_server_refusing_response_format_gets_none(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    def respond(body: dict[str, Any]) -> str:
+        return ingestion("Caroline adopted a puppy named Max.", ["Max", "puppy"])
+
+    with openai_stub(respond) as (base_url, received):
+        llm = ChatOpenAI(
+            model="stub-model", base_url=base_url, api_key="test-key", max_retries=0, timeout=10
+        )
+        config = ConstructionConfig(topic_every=0)
+        memory = Memory(database, embeddings, llm=llm, config=config, llm_config=PLAIN)
+        await memory.aingest(ns, FIRST, key="a", speaker="Caroline")
+    assert len(received) == 1 and "response_format" not in received[0]
+    assert (await snapshot(database, ns))["notes"][0][4] == "llm"
