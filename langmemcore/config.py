@@ -387,6 +387,16 @@ class LLMConfig:
     cooldown_seconds: float = 30.0
     """Seconds an open breaker skips the model before one call tries it again."""
 
+    agent_timeout: float | None = 120.0
+    """Seconds an active search's agent may walk in all (each of its model calls also
+    within ``call_timeout``); then it stops with what it gathered (``None``: no limit
+    besides its step budget)."""
+
+    concurrency: int = 8
+    """Calls to one model object in flight at once (per event loop); the others wait for a
+    place before their ``call_timeout`` starts, so that a server with few slots (a local
+    model) is not timed out on its queue. 0: no limit."""
+
     json_schema: bool = True
     """Whether a model that takes OpenAI's ``response_format`` (``ChatOpenAI``: OpenAI and
     the OpenAI-compatible servers) is sent each prompt's output model as a JSON schema, so
@@ -399,3 +409,7 @@ class LLMConfig:
             raise ConfigurationError("call_timeout must be positive or None")
         if self.failure_threshold < 0 or self.cooldown_seconds < 0:
             raise ConfigurationError("failure_threshold and cooldown_seconds must be >= 0")
+        if self.agent_timeout is not None and self.agent_timeout <= 0:
+            raise ConfigurationError("agent_timeout must be positive or None")
+        if self.concurrency < 0:
+            raise ConfigurationError("concurrency must be >= 0 (0: no limit)")

@@ -7,8 +7,9 @@ is also sent the model's JSON schema (:func:`response_format`), which a server d
 grammar answers in. The answer is untrusted: the output models clean
 and bound what they take (see :mod:`langmemcore.prompts._clean`).
 
-Every call goes through the model's guard (:mod:`langmemcore.prompts._guard`): a time
-limit per attempt, and a circuit breaker that skips a model after consecutive failures.
+Every call goes through the model's guard (:mod:`langmemcore.prompts._guard`): a place
+among the model's calls in flight, then a time limit per attempt counted from there, and
+a circuit breaker that skips a model after consecutive failures.
 """
 
 from __future__ import annotations
@@ -149,7 +150,9 @@ async def call_model(
         if not guard.breaker.allow():
             break
         try:
-            result = parse(await _ask(llm, prompt, guard.config.call_timeout, output))
+            async with guard.place():
+                answer = await _ask(llm, prompt, guard.config.call_timeout, output)
+            result = parse(answer)
         except (LLMOutputError, LLMUnavailableError) as exc:
             guard.breaker.record_failure()
             last = exc

@@ -1,5 +1,6 @@
-"""Guarding the calls to a language model: a circuit breaker per model object, and the
-count of calls an operation made, saw fail and skipped.
+"""Guarding the calls to a language model: a circuit breaker and a bounded number of calls
+in flight per model object, and the count of calls an operation made, saw fail, skipped
+and rejected parts of.
 
 A model endpoint that accepts connections and never answers costs the full timeout on
 every attempt; the breaker stops calling it after a few consecutive failures, so the
@@ -8,13 +9,14 @@ offline path answers at once until the cooldown has passed and one call tries ag
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractAsyncContextManager, contextmanager, nullcontext, suppress
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from langmemcore.config import LLMConfig
 
@@ -95,10 +97,32 @@ class CircuitBreaker:
 
 @dataclass
 class ModelGuard:
-    """The call settings and circuit breaker of one model object."""
+    """The call settings, circuit breaker and places for calls in flight of one model
+    object.
+    """
 
     config: LLMConfig
     breaker: CircuitBreaker
+    _places: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(
+        default_factory=weakref.WeakKeyDictionary, repr=False
+    )
+
+    def place(self) -> AbstractAsyncContextManager[object]:
+        """A place for one call in flight on the running event loop (see
+        :attr:`~langmemcore.config.LLMConfig.concurrency`): waits while every place is
+        taken.
+        """
+        if self.config.concurrency <= 0:
+            return nullcontext()
+        loop = asyncio.get_running_loop()
+        places = self._places.get(loop)
+        if places is None:
+            places = self._places[loop] = asyncio.Semaphore(self.config.concurrency)
+        return places
+
+    def reset_places(self) -> None:
+        """Forget the places, so that the next calls get ``config.concurrency`` of them."""
+        self._places.clear()
 
 
 _guards: dict[int, ModelGuard] = {}
@@ -129,6 +153,7 @@ def configure_model(llm: object, config: LLMConfig) -> ModelGuard:
     """Apply ``config`` to ``llm``'s guard (its breaker's state is kept)."""
     guard = guard_for(llm)
     guard.config = config
+    guard.reset_places()
     guard.breaker.failure_threshold = config.failure_threshold
     guard.breaker.cooldown = config.cooldown_seconds
     return guard

@@ -23,10 +23,11 @@ from pydantic import Field
 from sqlalchemy import select
 
 from langmemcore import ConfigurationError
-from langmemcore.config import ConstructionConfig
+from langmemcore.config import ConstructionConfig, LLMConfig
 from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
+from langmemcore.prompts import configure_model
 from langmemcore.retrieval.active import ActiveResult, TraversalStep, active_search
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import (
@@ -474,6 +475,33 @@ async def test_a_dead_model_endpoint_returns_what_was_gathered(
     assert result.error is not None and "connection refused" in result.error
     assert [s.tool for s in result.path] == ["notes_for"]
     assert set(result.note_ids) == graph.carriers(keyword)
+
+
+async def test_the_walk_stops_when_its_time_is_up(
+    database: Database, embeddings: LocalEmbeddings, graphs: tuple[Graph, Graph]
+) -> None:
+    """A model taking 0.2 s a step, given 0.5 s in all and ten steps, stops on time with
+    what it gathered."""
+    graph = graphs[0]
+    keyword, _tag, _tagged = narrowing_cue(graph)
+    model = ScriptedModel(responses=[step(call("notes_for", keyword=keyword))], sleep=0.2)
+    configure_model(model, LLMConfig(agent_timeout=0.5))
+    result = await search(database, embeddings, graph, model, step_budget=10)
+    assert result.stopped_by == "time" and 1 <= result.steps < 10
+    assert set(result.note_ids) == graph.carriers(keyword)
+
+
+async def test_a_walk_that_gathers_nothing_says_so(
+    database: Database,
+    embeddings: LocalEmbeddings,
+    graphs: tuple[Graph, Graph],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    model = ScriptedModel(responses=[AIMessage(content="I cannot tell.")])
+    with caplog.at_level("WARNING", logger="langmemcore.retrieval"):
+        result = await search(database, embeddings, graphs[0], model)
+    assert result.note_ids == () and result.stopped_by == "model"
+    assert "active search gathered no notes (1 steps, stopped by model)" in caplog.text
 
 
 async def test_a_model_without_tool_calling_is_a_configuration_error(

@@ -3,10 +3,14 @@ output, and call_model's use of the breaker with a scripted fake model."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from typing import Any
 
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 
 from langmemcore import LLMOutputError, LLMSkippedError, LLMUnavailableError
 from langmemcore.config import (
@@ -109,6 +113,8 @@ def test_llm_config_rejects_nonsense() -> None:
         LLMConfig(call_timeout=0)
     with pytest.raises(ValueError):
         LLMConfig(failure_threshold=-1)
+    with pytest.raises(ValueError):
+        LLMConfig(concurrency=-1)
 
 
 def test_ingestion_output_is_cleaned_and_bounded() -> None:
@@ -209,3 +215,29 @@ async def test_call_timeout_counts_as_a_failure() -> None:
     with track_usage() as usage, pytest.raises(LLMUnavailableError, match="did not answer"):
         await call_structured(llm, "p", SemanticIngestion, retries=0)
     assert (usage.failed, guard_for(llm).breaker.state) == (1, "open")
+
+
+class Counting(FakeListChatModel):
+    """A fake model that records how many of its calls were in flight at once."""
+
+    in_flight: int = 0
+    most: int = 0
+
+    async def _agenerate(self, *args: Any, **kwargs: Any) -> ChatResult:
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        await asyncio.sleep(0.01)
+        self.in_flight -= 1
+        message = AIMessage(content=json.dumps({"keywords": [], "context": "c"}))
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+@pytest.mark.parametrize(("concurrency", "most"), [(2, 2), (0, 6)])
+async def test_calls_in_flight_are_bounded_per_model(concurrency: int, most: int) -> None:
+    """Calls beyond the model's places wait for one (their time limit not yet running)."""
+    llm = Counting(responses=["unused"])
+    configure_model(llm, LLMConfig(concurrency=concurrency))
+    calls = [call_structured(llm, "p", SemanticIngestion, retries=0) for _ in range(6)]
+    answers = await asyncio.gather(*calls)
+    assert [a.context for a in answers] == ["c"] * 6
+    assert (llm.most, llm.in_flight) == (most, 0)

@@ -2,14 +2,18 @@
 
 Each step is one model call; every tool call the model makes in it is executed and answered
 with a ``ToolMessage``. The agent stops when the model replies without tool calls (its own
-sufficiency decision), when the step budget is spent, or when the model endpoint fails
-(what was gathered is returned).
+sufficiency decision), when the step budget is spent, when its time is up (the model's
+:attr:`~langmemcore.config.LLMConfig.agent_timeout` in all, each call also within
+``call_timeout``), or when the model endpoint fails (what was gathered is returned; a
+search that gathered nothing says so in a warning).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -22,6 +26,7 @@ from langchain_core.tools import BaseTool
 
 from langmemcore._errors import ConfigurationError, InvalidInputError
 from langmemcore._namespace import validate_namespace
+from langmemcore.prompts import guard_for
 from langmemcore.prompts.active import render_active_prompt
 from langmemcore.retrieval.active.tools import build_traversal_tools
 from langmemcore.storage.database import Database
@@ -40,7 +45,7 @@ __all__ = [
 MAX_CALLS_PER_STEP = 8
 """Tool calls executed per step at most; further calls in the same step get an error."""
 
-StoppedBy = Literal["model", "budget", "error"]
+StoppedBy = Literal["model", "budget", "time", "error"]
 
 _log = logging.getLogger("langmemcore.retrieval")
 _CITATION = re.compile(
@@ -75,8 +80,8 @@ class ActiveResult:
             discovery, except that notes the final answer cites as ``[note 12]`` come first
             (in citation order); at most ``max_notes``.
         path: Every tool call, in order.
-        stopped_by: ``"model"`` (it answered), ``"budget"`` (steps spent) or ``"error"``
-            (the model endpoint failed).
+        stopped_by: ``"model"`` (it answered), ``"budget"`` (steps spent), ``"time"``
+            (its time was up) or ``"error"`` (the model endpoint failed).
         steps: Model calls made.
         answer: The model's final text (empty unless it stopped by itself).
         error: What went wrong when ``stopped_by == "error"``.
@@ -185,15 +190,26 @@ class _Walk:
     path: list[TraversalStep] = field(default_factory=list)
     steps: int = 0
 
-    async def run(self, step_budget: int) -> tuple[StoppedBy, str, str | None]:
-        """Walk until the model answers, the budget is spent or the endpoint fails.
+    async def run(
+        self, step_budget: int, call_timeout: float | None, timeout: float | None
+    ) -> tuple[StoppedBy, str, str | None]:
+        """Walk until the model answers, the budget is spent, ``timeout`` seconds have
+        passed or the endpoint fails (a call taking over ``call_timeout`` seconds fails).
 
         Returns:
             Why it stopped, the model's answer and the error, if any.
         """
+        deadline = None if timeout is None else time.monotonic() + timeout
         while self.steps < step_budget:
+            limit = _limit(call_timeout, deadline)
             try:
-                reply = await self.model.ainvoke(self.messages)
+                reply = await asyncio.wait_for(self.model.ainvoke(self.messages), limit)
+            except TimeoutError:
+                if deadline is not None and time.monotonic() >= deadline:
+                    _log.warning("active search: time up after %d steps", self.steps)
+                    return "time", "", None
+                _log.warning("active search: the model did not answer at step %d", self.steps + 1)
+                return "error", "", f"the language model did not answer in {limit} s"
             except Exception as exc:  # provider errors have no common base class
                 _log.warning(
                     "active search: the model call failed at step %d: %s", self.steps + 1, exc
@@ -208,6 +224,14 @@ class _Walk:
             self.messages.extend(answers)
             self.path.extend(taken)
         return "budget", "", None
+
+
+def _limit(call_timeout: float | None, deadline: float | None) -> float | None:
+    """Seconds the next model call may take: the per-call limit, within the deadline."""
+    if deadline is None:
+        return call_timeout
+    left = max(0.0, deadline - time.monotonic())
+    return left if call_timeout is None else min(call_timeout, left)
 
 
 async def active_search(
@@ -249,7 +273,14 @@ async def active_search(
     tools = build_traversal_tools(database, embeddings, ns)
     prompt = [SystemMessage(render_active_prompt(step_budget)), HumanMessage(query)]
     walk = _Walk(bind_traversal_tools(llm, tools), {t.name: t for t in tools}, prompt)
-    stopped_by, answer, error = await walk.run(step_budget)
+    config = guard_for(llm).config
+    stopped_by, answer, error = await walk.run(
+        step_budget, config.call_timeout, config.agent_timeout
+    )
     discovered = [i for step in walk.path for i in step.note_ids]
     ids = rank_evidence(discovered, cited_note_ids(answer), max_notes)
+    if not ids:
+        _log.warning(
+            "active search gathered no notes (%d steps, stopped by %s)", walk.steps, stopped_by
+        )
     return ActiveResult(ids, tuple(walk.path), stopped_by, walk.steps, answer, error)
