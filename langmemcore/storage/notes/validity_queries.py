@@ -88,14 +88,28 @@ def _statement(sql: str) -> TextClause:
 
 
 @cache
-def _statements_about() -> TextClause:
-    return text(_STATEMENTS_ABOUT).bindparams(
+def _speaker_statement(sql: str, side: str) -> TextClause:
+    return text(sql).bindparams(
         bindparam("namespace", type_=Text),
         bindparam("speaker", type_=Text),
-        bindparam("before", type_=DateTime(timezone=True)),
+        bindparam(side, type_=DateTime(timezone=True)),
         bindparam("stems", type_=ARRAY(Text)),
         bindparam("limit", type_=Integer),
     )
+
+
+def _of_speaker(
+    sql: str,
+    side: str,
+    namespace: str,
+    speaker: str,
+    stems: Sequence[str],
+    at: datetime,
+    limit: int,
+) -> Prepared:
+    """One of the queries of a speaker's statements, with ``at`` bound as ``side``."""
+    params = {"namespace": namespace, "speaker": speaker.lower(), "stems": list(stems)}
+    return Prepared(_speaker_statement(sql, side), {**params, side: at, "limit": limit})
 
 
 def statements_about(
@@ -108,14 +122,7 @@ def statements_about(
     """The active notes (ids, latest first) with a source said by ``speaker`` (any case)
     before ``before`` whose stored analysis has one of ``stems``; at most ``limit``.
     """
-    params = {
-        "namespace": namespace,
-        "speaker": speaker.lower(),
-        "before": before,
-        "stems": list(stems),
-        "limit": limit,
-    }
-    return Prepared(_statements_about(), params)
+    return _of_speaker(_STATEMENTS_ABOUT, "before", namespace, speaker, stems, before, limit)
 
 
 def changes_after(
@@ -129,14 +136,7 @@ def changes_after(
     after ``after`` whose stored analysis announces a change naming one of ``stems``; at
     most ``limit``.
     """
-    params = {
-        "namespace": namespace,
-        "speaker": speaker.lower(),
-        "after": after,
-        "stems": list(stems),
-        "limit": limit,
-    }
-    return Prepared(_changes_after(), params)
+    return _of_speaker(_CHANGES_AFTER, "after", namespace, speaker, stems, after, limit)
 
 
 def refresh_valid_from(namespace: str, note_ids: Sequence[int]) -> Prepared:
@@ -151,14 +151,3 @@ def refresh_valid_to(namespace: str, note_ids: Sequence[int], *, ended: bool = F
     """
     params = {"namespace": namespace, "ids": list(note_ids), "ended": ended}
     return Prepared(_statement(_VALID_TO), params)
-
-
-@cache
-def _changes_after() -> TextClause:
-    return text(_CHANGES_AFTER).bindparams(
-        bindparam("namespace", type_=Text),
-        bindparam("speaker", type_=Text),
-        bindparam("after", type_=DateTime(timezone=True)),
-        bindparam("stems", type_=ARRAY(Text)),
-        bindparam("limit", type_=Integer),
-    )
