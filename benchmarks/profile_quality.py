@@ -23,7 +23,11 @@ Runs `langmemcore.profiles.extract.extract_statements` on every turn of
   parse call, as bulk ingest does); the median and spread of the time ratio
   (``--timing-turns locomo.json`` times the turns of a LoCoMo file instead).
   This is the text side only; the whole ingest (embedding, database) costs more, so the
-  layer's share of a real ingest is smaller than this ratio says.
+  layer's share of a real ingest is smaller than this ratio says;
+* with ``--llm MODEL --llm-url URL`` (an OpenAI-compatible server, e.g. the reference
+  model of ``benchmarks/local_model.py``), the model route's extractor
+  (`langmemcore.prompts.profile.extract_statements_llm`, offline on a failed call) instead,
+  and what it asked of the model.
 
 Run from the repository root: ``python benchmarks/profile_quality.py``
 """
@@ -31,6 +35,7 @@ Run from the repository root: ``python benchmarks/profile_quality.py``
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import time
@@ -39,11 +44,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from langmemcore.cli._format import usage_lines
+from langmemcore.cli._llm import chat_model
 from langmemcore.profiles._parse_extract import parse_statements
 from langmemcore.profiles._pattern_extract import pattern_statements
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.profiles.extract import extract_batch, extract_statements
 from langmemcore.profiles.resolve import ends_value, resolve_chain
+from langmemcore.prompts import track_usage
+from langmemcore.prompts.profile import extract_statements_llm
 from langmemcore.storage.profiles.records import StoredStatement
 from langmemcore.text.parse import parse_texts
 from langmemcore.text.resolve import analyze_observation
@@ -130,6 +139,14 @@ EXTRACTORS: dict[str, Extractor] = {
     "combined": extract_statements,
 }
 """The extractors ``--compare`` puts side by side; "combined" is what ingest runs."""
+
+
+def model_extractor(spec: str, url: str | None) -> Extractor:
+    """The model route's extractor, its calls made one at a time on one event loop (each
+    counted in the usage tracked around it, :func:`~langmemcore.prompts.track_usage`).
+    """
+    llm, loop = chat_model(spec, url), asyncio.new_event_loop()
+    return lambda text, speaker: loop.run_until_complete(extract_statements_llm(llm, text, speaker))
 
 
 def replay(statements: Iterable[AspectStatement]) -> dict[tuple[str, str], Slot]:
@@ -288,8 +305,22 @@ def main() -> None:
     parser.add_argument(
         "--timing-turns", type=Path, help="time on these turns instead (a LoCoMo JSON file)"
     )
+    parser.add_argument("--llm", help="the model route's model (with --llm-url: its name)")
+    parser.add_argument("--llm-url", help="an OpenAI-compatible server")
     args = parser.parse_args()
-    chosen = EXTRACTORS if args.compare else {"combined": extract_statements}
+    chosen: dict[str, Extractor] = EXTRACTORS if args.compare else {"combined": extract_statements}
+    if args.llm:
+        chosen = {"model": model_extractor(args.llm, args.llm_url)}
+    with track_usage() as usage:
+        _tables(args, chosen)
+    if args.llm:
+        print("\n".join(usage_lines(usage)))
+    if args.timing:
+        median, low, high = timing(args.timing_turns or args.set)
+        print(f"text analysis + extraction / text analysis: {median:.3f} ({low:.3f}-{high:.3f})")
+
+
+def _tables(args: argparse.Namespace, chosen: dict[str, Extractor]) -> None:
     for name, extract in chosen.items():
         if args.compare:
             print(f"## {name}")
@@ -299,9 +330,6 @@ def main() -> None:
             print(f"knowledge updates, both sides extracted: {both}/{facts}")
             if args.errors:
                 print("\n".join(missed))
-    if args.timing:
-        median, low, high = timing(args.timing_turns or args.set)
-        print(f"text analysis + extraction / text analysis: {median:.3f} ({low:.3f}-{high:.3f})")
 
 
 if __name__ == "__main__":

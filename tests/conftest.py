@@ -5,6 +5,11 @@ Tests marked ``locomo_data`` need the LoCoMo dev split (``LOCOMO_PATH``, else
 ``../shared/data/locomo-dev.json`` beside the repository). Without it they are deselected and the
 summary says how many were left out; with ``LANGMEMCORE_REQUIRE_LOCOMO=1`` (CI) the run fails
 instead. Every other LoCoMo test reads the small hand-written ``tests/fixtures/locomo-mini.json``.
+
+Tests marked ``local_model`` need a real chat model behind an OpenAI-compatible server
+(``LANGMEMCORE_TEST_LLM_URL``, its model's name in ``LANGMEMCORE_TEST_LLM``; the reference
+model: ``python benchmarks/local_model.py serve``). Without it they are deselected and the
+summary says so; no test suite can run a model, so CI runs them only where one is served.
 """
 
 from __future__ import annotations
@@ -28,7 +33,9 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 LOCOMO_MINI = REPO_ROOT / "tests" / "fixtures" / "locomo-mini.json"
 """The committed LoCoMo-format fixture: two invented conversations."""
 LOCOMO_MARKER = "locomo_data"
+LOCAL_MODEL_MARKER = "local_model"
 _LEFT_OUT = pytest.StashKey[int]()
+_NO_MODEL = pytest.StashKey[int]()
 
 
 def locomo_dev_file() -> Path:
@@ -39,7 +46,11 @@ def locomo_dev_file() -> Path:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect the ``locomo_data`` tests when the dev split is absent (fail the run in CI)."""
+    """Deselect the ``locomo_data`` tests when the dev split is absent (fail the run in CI)
+    and the ``local_model`` tests when no model is served.
+    """
+    if not os.environ.get("LANGMEMCORE_TEST_LLM_URL"):
+        _deselect(config, items, LOCAL_MODEL_MARKER, _NO_MODEL)
     unmarked = [
         item.nodeid
         for item in items
@@ -58,15 +69,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             f"LANGMEMCORE_REQUIRE_LOCOMO=1 but the LoCoMo dev split is not at {locomo_dev_file()}:"
             f" {len(needing)} tests need it"
         )
-    config.stash[_LEFT_OUT] = len(needing)
+    _deselect(config, items, LOCOMO_MARKER, _LEFT_OUT)
+
+
+def _deselect(
+    config: pytest.Config, items: list[pytest.Item], marker: str, count: pytest.StashKey[int]
+) -> None:
+    """Deselect the items marked ``marker``, their number kept in ``count``."""
+    needing = [item for item in items if item.get_closest_marker(marker) is not None]
+    config.stash[count] = len(needing)
     config.hook.pytest_deselected(items=needing)
-    items[:] = [item for item in items if item.get_closest_marker(LOCOMO_MARKER) is None]
+    items[:] = [item for item in items if item.get_closest_marker(marker) is None]
 
 
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, config: pytest.Config
 ) -> None:
-    """Say how many ``locomo_data`` tests were left out, and how to include them."""
+    """Say how many ``locomo_data`` and ``local_model`` tests were left out, and how to
+    include them.
+    """
+    no_model = config.stash.get(_NO_MODEL, 0)
+    if no_model:
+        terminalreporter.write_line(
+            f"{no_model} tests need a served chat model and were left out: set "
+            "LANGMEMCORE_TEST_LLM_URL (and LANGMEMCORE_TEST_LLM) to an OpenAI-compatible server"
+        )
     left_out = config.stash.get(_LEFT_OUT, 0)
     if left_out:
         terminalreporter.write_line(

@@ -10,7 +10,7 @@ from langmemcore.prompts import LLMUsage
 from langmemcore.retrieval import RetrievedNote
 from langmemcore.storage.stats import COUNTED, NamespaceStats, TopicInfo
 
-__all__ = ["evidence_lines", "stats_lines", "topic_lines", "usage_line"]
+__all__ = ["evidence_lines", "stats_lines", "topic_lines", "usage_lines"]
 
 
 def _shorten(text: str, width: int) -> str:
@@ -109,9 +109,17 @@ def topic_lines(
     return lines
 
 
-def usage_line(usage: LLMUsage) -> str:
-    """What an operation asked of its chat model, in one line."""
-    return (
-        f"{usage.calls} calls, {usage.failed} failed, {usage.skipped} skipped (breaker open), "
-        f"{usage.rejected} answer parts rejected (not in their input)"
-    )
+def usage_lines(usage: LLMUsage) -> list[str]:
+    """What an operation asked of its chat model: the totals, then one line per step."""
+    lines = [
+        f"model: {usage.calls} calls, {usage.failed} failed, {usage.skipped} skipped (breaker "
+        f"open), {usage.rejected} answer parts rejected (not in their input), "
+        f"{usage.seconds:.1f} s"
+    ]
+    for name, step in usage.steps.items():
+        lines.append(
+            f"  {name}: {step.calls} calls, {step.failed} failed, {step.skipped} skipped, "
+            f"{step.rejected} rejected, {step.seconds:.1f} s, "
+            f"{step.input_tokens} + {step.output_tokens} tokens"
+        )
+    return lines

@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langmemcore._errors import ConfigurationError, InvalidInputError, LangMemCoreError
 from langmemcore._namespace import decode_namespace, validate_namespace
 from langmemcore._validate import check_as_of
-from langmemcore.cli._format import evidence_lines, stats_lines, topic_lines, usage_line
+from langmemcore.cli._format import evidence_lines, stats_lines, topic_lines, usage_lines
 from langmemcore.cli._llm import ACTIVE_NEEDS_LLM, chat_model
 from langmemcore.formal.layer import SearchResults
 from langmemcore.memory import Memory
@@ -164,7 +164,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"{report.links} links, {report.count('unchanged')} already remembered"
             )
             if memory.llm is not None:
-                lines.append(f"  model: {usage_line(report.llm)}")
+                lines.extend(f"  {line}" for line in usage_lines(report.llm))
         return lines
 
     print("\n".join(_with_memory(args, job)))

@@ -44,7 +44,7 @@ from langmemcore.construction.gate import (
 from langmemcore.construction.ingest import KeywordEmbedder, ObservationIn, make_drafts
 from langmemcore.construction.thread import thread_text
 from langmemcore.prompts import call_structured
-from langmemcore.prompts.gating import GateJudgement, render_gate_prompt
+from langmemcore.prompts.gating import STEP, GateJudgement, render_gate_prompt
 from langmemcore.storage.database import Database
 from langmemcore.storage.records import ensure_same_content
 from langmemcore.storage.repository import Repository
@@ -156,7 +156,9 @@ async def _llm_verdicts(
         merge_threshold=ctx.config.merge_threshold,
         link_threshold=ctx.config.link_threshold,
     )
-    answer = await call_structured(ctx.llm, prompt, GateJudgement, retries=ctx.config.llm_retries)
+    answer = await call_structured(
+        ctx.llm, prompt, GateJudgement, step=STEP, retries=ctx.config.llm_retries
+    )
     known = {c.note_id for c in ambiguous}
     verdicts, merged = [], {}
     for j in answer.judgements:

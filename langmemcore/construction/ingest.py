@@ -33,7 +33,7 @@ from langmemcore.construction.thread import thread_text
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.profiles.extract import extract_batch
 from langmemcore.prompts import call_structured, grounded_context, reject, supported
-from langmemcore.prompts.ingestion import SemanticIngestion, render_ingestion_prompt
+from langmemcore.prompts.ingestion import STEP, SemanticIngestion, render_ingestion_prompt
 from langmemcore.prompts.profile import extract_statements_llm
 from langmemcore.storage.records import content_hash
 from langmemcore.text import analyze_observation, normalize_keyword
@@ -145,13 +145,15 @@ async def _with_llm(
     when = observation.event_time.strftime("%d %B %Y") if observation.event_time else None
     prompt = render_ingestion_prompt(observation.text, observation.speaker, when, config.prompt_set)
     try:
-        answer = await call_structured(llm, prompt, SemanticIngestion, retries=config.llm_retries)
+        answer = await call_structured(
+            llm, prompt, SemanticIngestion, step=STEP, retries=config.llm_retries
+        )
     except (LLMOutputError, LLMUnavailableError) as exc:
         _log.warning("ingestion prompt failed, using offline extraction (%s)", safe_error_text(exc))
         return _offline(observation, config, "fallback")
     given = " ".join(part for part in (observation.speaker, when) if part)
     if config.denoise and not grounded_context(answer.context, observation.text, given):
-        reject()
+        reject(STEP)
         _log.warning("ingestion prompt answered a context the observation does not support")
         return _offline(observation, config, "fallback")
     offline = analyze_observation(
@@ -159,7 +161,7 @@ async def _with_llm(
     )
     named = dict.fromkeys(k for k in (normalize_keyword(w) for w in answer.keywords) if k)
     keywords = tuple(k for k in named if supported(k, observation.text, given))
-    reject(len(named) - len(keywords))
+    reject(STEP, len(named) - len(keywords))
     context = answer.context if config.denoise else observation.text
     return DraftText(context, keywords[: config.max_keywords], offline.entities, "llm")
 

@@ -15,6 +15,7 @@ from langmemcore.prompts._ground import grounded_context, reject, supported
 from langmemcore.prompts._guard import (
     CircuitBreaker,
     LLMUsage,
+    StepUsage,
     configure_model,
     guard_for,
     track_usage,
@@ -23,6 +24,7 @@ from langmemcore.prompts._guard import (
 __all__ = [
     "CircuitBreaker",
     "LLMUsage",
+    "StepUsage",
     "call_model",
     "call_structured",
     "configure_model",

@@ -18,6 +18,7 @@ import asyncio
 import json
 import logging
 import re
+import time
 from collections.abc import Callable
 from functools import cache
 from typing import Any, TypeVar
@@ -30,7 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from langmemcore._errors import LLMOutputError, LLMSkippedError, LLMUnavailableError
 from langmemcore.config import LLM_MAX_ANSWER_CHARS
-from langmemcore.prompts._guard import current_usage, guard_for
+from langmemcore.prompts._guard import StepUsage, current_usage, guard_for
 
 __all__ = ["call_model", "call_structured", "extract_json", "response_format"]
 
@@ -95,21 +96,31 @@ def _shaped(llm: BaseChatModel, output: type[BaseModel] | None) -> Runnable[Any,
 
 
 async def _ask(
-    llm: BaseChatModel, prompt: str, timeout: float | None, output: type[BaseModel] | None
+    llm: BaseChatModel,
+    prompt: str,
+    timeout: float | None,
+    output: type[BaseModel] | None,
+    usage: StepUsage,
 ) -> str:
     """One attempt: the answer's text (in the shape of ``output``, where the model can be
-    asked for one).
+    asked for one); its time and tokens are added to ``usage``.
 
     Raises:
         LLMUnavailableError: The endpoint failed or took longer than ``timeout`` seconds.
     """
     asked = _shaped(llm, output).ainvoke([HumanMessage(content=prompt)])
+    started = time.monotonic()
     try:
         message = await asyncio.wait_for(asked, timeout)
     except TimeoutError as exc:
         raise LLMUnavailableError(f"the language model did not answer in {timeout} s") from exc
     except Exception as exc:  # provider errors have no common base class
         raise LLMUnavailableError(f"the language model call failed: {exc}") from exc
+    finally:
+        usage.seconds += time.monotonic() - started
+    tokens = getattr(message, "usage_metadata", None) or {}
+    usage.input_tokens += tokens.get("input_tokens", 0)
+    usage.output_tokens += tokens.get("output_tokens", 0)
     return _content_text(message.content)
 
 
@@ -118,19 +129,22 @@ async def call_model(
     prompt: str,
     parse: Callable[[str], T],
     *,
+    step: str,
     retries: int = 1,
     output: type[BaseModel] | None = None,
 ) -> T:
     """Ask ``llm`` and ``parse`` its text answer, through the model's guard.
 
     Each attempt counts for the model's circuit breaker; an attempt is not made while it
-    is open. The call is counted in the running operation's :class:`LLMUsage`.
+    is open. The call is counted in the running operation's :class:`LLMUsage`, under
+    ``step``.
 
     Args:
         llm: Any LangChain chat model.
         prompt: The filled-in prompt.
         parse: Turns the answer's text into the result; raises ``LLMOutputError`` when the
             answer is unusable.
+        step: The step asking (``"ingestion"``, ...), whose usage the call counts in.
         retries: Extra attempts after a failure.
         output: The answer's shape, asked of a model that takes OpenAI's
             ``response_format`` (see :func:`response_format`).
@@ -143,7 +157,7 @@ async def call_model(
         LLMUnavailableError: The endpoint failed on every attempt.
         LLMSkippedError: The model's circuit breaker is open; no attempt was made.
     """
-    guard, usage = guard_for(llm), current_usage()
+    guard, usage = guard_for(llm), current_usage().step(step)
     usage.calls += 1
     last: LLMOutputError | LLMUnavailableError | None = None
     for attempt in range(retries + 1):
@@ -151,7 +165,7 @@ async def call_model(
             break
         try:
             async with guard.place():
-                answer = await _ask(llm, prompt, guard.config.call_timeout, output)
+                answer = await _ask(llm, prompt, guard.config.call_timeout, output, usage)
             result = parse(answer)
         except (LLMOutputError, LLMUnavailableError) as exc:
             guard.breaker.record_failure()
@@ -171,10 +185,10 @@ async def call_model(
 
 
 async def call_structured(
-    llm: BaseChatModel, prompt: str, output: type[M], *, retries: int = 1
+    llm: BaseChatModel, prompt: str, output: type[M], *, step: str, retries: int = 1
 ) -> M:
     """Ask ``llm`` for an answer in the shape of ``output`` and parse it into ``output``
-    (see :func:`call_model`).
+    (see :func:`call_model`; ``step`` names the step asking).
 
     Returns:
         The validated (cleaned and bounded) output.
@@ -191,4 +205,4 @@ async def call_structured(
         except ValidationError as exc:
             raise LLMOutputError(f"malformed {output.__name__} from the model: {exc}") from exc
 
-    return await call_model(llm, prompt, parse, retries=retries, output=output)
+    return await call_model(llm, prompt, parse, step=step, retries=retries, output=output)

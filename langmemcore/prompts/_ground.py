@@ -49,6 +49,6 @@ def grounded_context(context: str, source: str, given: str = "") -> bool:
     return all(content_stem_set(name) <= allowed for name in names)
 
 
-def reject(count: int = 1) -> None:
-    """Count ``count`` rejected parts of a model's answer in the running operation."""
-    current_usage().rejected += count
+def reject(step: str, count: int = 1) -> None:
+    """Count ``count`` rejected parts of an answer of ``step`` in the running operation."""
+    current_usage().step(step).rejected += count

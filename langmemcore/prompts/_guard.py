@@ -24,6 +24,7 @@ __all__ = [
     "CircuitBreaker",
     "LLMUsage",
     "ModelGuard",
+    "StepUsage",
     "configure_model",
     "current_usage",
     "guard_for",
@@ -160,11 +161,12 @@ def configure_model(llm: object, config: LLMConfig) -> ModelGuard:
 
 
 @dataclass
-class LLMUsage:
-    """Model calls one operation (an ingest, a search) asked for.
+class StepUsage:
+    """Model calls of one step (a prompt: ``"ingestion"``, ``"gate"``, ``"profile"``,
+    ``"intent"``, ``"sufficiency"``) within one operation.
 
     Attributes:
-        calls: Prompts the operation asked for.
+        calls: Prompts the step asked for.
         failed: Prompts that were tried and ended unusable (error, timeout or an answer
             that failed validation); the offline path answered instead.
         skipped: Prompts not sent because the model's circuit breaker was open; the
@@ -173,12 +175,61 @@ class LLMUsage:
             profile value it never says; a restatement of an observation that speaks of
             something else), dropped (see :mod:`langmemcore.prompts._ground`); for a
             rejected restatement the offline path answered instead.
+        seconds: Time spent waiting for the model's answers (every attempt, from the
+            moment the call had its place among the calls in flight).
+        input_tokens: Prompt tokens the model reported.
+        output_tokens: Answer tokens the model reported.
     """
 
     calls: int = 0
     failed: int = 0
     skipped: int = 0
     rejected: int = 0
+    seconds: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass
+class LLMUsage:
+    """Model calls one operation (an ingest, a search) asked for, per step; the totals
+    over the steps are read as attributes of the same names (see :class:`StepUsage`).
+    """
+
+    steps: dict[str, StepUsage] = field(default_factory=dict)
+    """Each step's usage, by the step's name."""
+
+    def step(self, name: str) -> StepUsage:
+        """The usage of step ``name`` (created empty on first use)."""
+        return self.steps.setdefault(name, StepUsage())
+
+    def _total(self, attribute: str) -> int:
+        return sum(getattr(step, attribute) for step in self.steps.values())
+
+    @property
+    def calls(self) -> int:
+        """Prompts asked for, all steps together."""
+        return self._total("calls")
+
+    @property
+    def failed(self) -> int:
+        """Prompts that ended unusable, all steps together."""
+        return self._total("failed")
+
+    @property
+    def skipped(self) -> int:
+        """Prompts not sent (breaker open), all steps together."""
+        return self._total("skipped")
+
+    @property
+    def rejected(self) -> int:
+        """Answer parts rejected, all steps together."""
+        return self._total("rejected")
+
+    @property
+    def seconds(self) -> float:
+        """Time spent waiting for answers, all steps together."""
+        return sum(step.seconds for step in self.steps.values())
 
 
 _usage: ContextVar[LLMUsage | None] = ContextVar("langmemcore_llm_usage", default=None)

@@ -9,7 +9,10 @@ from pydantic import BaseModel, Field
 
 from langmemcore.prompts._clean import Context, Reason
 
-__all__ = ["CandidateJudgement", "GateJudgement", "render_gate_prompt"]
+__all__ = ["STEP", "CandidateJudgement", "GateJudgement", "render_gate_prompt"]
+
+STEP = "gate"
+"""The step name this prompt's calls are counted under."""
 
 PROMPT = """Role: You are a Knowledge Graph Updater. Your job is to evaluate the relationship \
 between a NEW NODE and existing CANDIDATE NODES.

@@ -14,7 +14,10 @@ from pydantic import BaseModel, Field
 
 from langmemcore.prompts._clean import Context, Keywords
 
-__all__ = ["PROMPT_SETS", "SemanticIngestion", "render_ingestion_prompt"]
+__all__ = ["PROMPT_SETS", "STEP", "SemanticIngestion", "render_ingestion_prompt"]
+
+STEP = "ingestion"
+"""The step name this prompt's calls are counted under."""
 
 PROMPT_SETS = ("grounded", "paper")
 """The prompt sets construction can send."""

@@ -30,12 +30,16 @@ from langmemcore.text.user import is_user, names_user, subject_of
 
 __all__ = [
     "MAX_STATEMENTS",
+    "STEP",
     "ProfileAnswer",
     "ProfileItem",
     "accept",
     "extract_statements_llm",
     "render_profile_prompt",
 ]
+
+STEP = "profile"
+"""The step name this prompt's calls are counted under."""
 
 MAX_STATEMENTS = 20
 """Statements taken from one answer at most; the rest are dropped."""
@@ -158,7 +162,7 @@ def accept(answer: ProfileAnswer, text: str, speaker: str | None) -> list[Aspect
         if aspect in ASPECTS and subject is not None and said and (value or item.ended):
             found.append(AspectStatement(subject, aspect, value or "", item.ended, item.change))
         else:
-            reject()
+            reject(STEP)
     return list(dict.fromkeys(found))
 
 
@@ -178,7 +182,7 @@ async def extract_statements_llm(
     """
     prompt = render_profile_prompt(text, speaker)
     try:
-        answer = await call_structured(llm, prompt, ProfileAnswer, retries=retries)
+        answer = await call_structured(llm, prompt, ProfileAnswer, step=STEP, retries=retries)
     except (LLMOutputError, LLMUnavailableError) as exc:
         _log.warning("profile prompt failed, extracting offline: %s", exc)
         return await asyncio.to_thread(extract_statements, text, speaker)

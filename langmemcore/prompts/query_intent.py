@@ -6,7 +6,10 @@ from pydantic import BaseModel, Field
 
 from langmemcore.prompts._clean import Keywords, Label
 
-__all__ = ["QueryIntent", "render_query_intent_prompt"]
+__all__ = ["STEP", "QueryIntent", "render_query_intent_prompt"]
+
+STEP = "intent"
+"""The step name this prompt's calls are counted under."""
 
 PROMPT = """Analyze the user query to identify its Target Taxonomy Category, extract key \
 entities, and detect time-related intent.

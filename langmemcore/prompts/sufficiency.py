@@ -8,7 +8,19 @@ from pydantic import BaseModel, Field
 
 from langmemcore.prompts._clean import Reason, cut_label
 
-__all__ = ["Sufficiency", "parse_subquery", "render_subquery_prompt", "render_sufficiency_prompt"]
+__all__ = [
+    "SUBQUERY_STEP",
+    "SUFFICIENCY_STEP",
+    "Sufficiency",
+    "parse_subquery",
+    "render_subquery_prompt",
+    "render_sufficiency_prompt",
+]
+
+SUFFICIENCY_STEP = "sufficiency"
+"""The step name the sufficiency prompt's calls are counted under."""
+SUBQUERY_STEP = "subquery"
+"""The step name the sub-query prompt's calls are counted under."""
 
 SUFFICIENCY = """You are a reflector agent that evaluates whether the current context and \
 answer is sufficient to answer a question.

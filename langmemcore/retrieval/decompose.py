@@ -23,7 +23,7 @@ from langchain_core.language_models import BaseChatModel
 from langmemcore._errors import LLMOutputError, LLMUnavailableError
 from langmemcore.profiles.question import parse_profile_question
 from langmemcore.prompts import call_structured
-from langmemcore.prompts.query_intent import QueryIntent, render_query_intent_prompt
+from langmemcore.prompts.query_intent import STEP, QueryIntent, render_query_intent_prompt
 from langmemcore.retrieval.channels import QueryPlan
 from langmemcore.retrieval.state_question import state_question
 from langmemcore.storage.database import Database
@@ -99,7 +99,7 @@ async def _intent(
     """
     try:
         intent = await call_structured(
-            llm, render_query_intent_prompt(text), QueryIntent, retries=retries
+            llm, render_query_intent_prompt(text), QueryIntent, step=STEP, retries=retries
         )
     except (LLMOutputError, LLMUnavailableError) as exc:
         _log.warning("query-intent prompt failed, decomposing offline: %s", exc)

@@ -20,6 +20,8 @@ from langchain_core.language_models import BaseChatModel
 
 from langmemcore.prompts import call_model, call_structured
 from langmemcore.prompts.sufficiency import (
+    SUBQUERY_STEP,
+    SUFFICIENCY_STEP,
     Sufficiency,
     parse_subquery,
     render_subquery_prompt,
@@ -124,13 +126,17 @@ async def judge_with_llm(
     """
     context = _context(evidence)
     judgement = await call_structured(
-        llm, render_sufficiency_prompt(question, context), Sufficiency, retries=retries
+        llm,
+        render_sufficiency_prompt(question, context),
+        Sufficiency,
+        step=SUFFICIENCY_STEP,
+        retries=retries,
     )
     if judgement.sufficient:
         return Verdict(True, "", None)
     history = "\n".join(f"- {q}" for q in asked[1:])
     prompt = render_subquery_prompt(question, context, history, judgement.missing_info)
-    subquery = await call_model(llm, prompt, parse_subquery, retries=0)
+    subquery = await call_model(llm, prompt, parse_subquery, step=SUBQUERY_STEP, retries=0)
     if subquery is None or subquery in asked:
         return Verdict(True, judgement.missing_info, None)
     return Verdict(False, judgement.missing_info, subquery)

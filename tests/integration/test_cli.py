@@ -305,6 +305,7 @@ def test_ingest_with_a_model_on_an_openai_compatible_server(
     assert len(received) == 3 and {r["model"] for r in received} == {"stub-model"}
     assert all(r.get("max_completion_tokens") == MAX_TOKENS for r in received)
     assert "  model: 3 calls, 0 failed, 0 skipped (breaker open), 2 answer parts rejected" in out
+    assert "    ingestion: 3 calls, 0 failed, 0 skipped, 2 rejected" in out
     code, out, err = cli("--url", url, "search", "Who is Pretzel?", "--namespace", ns, "--k", "3")
     assert code == 0, err
     assert "Jonas's beagle Pretzel loves chasing pigeons." in out

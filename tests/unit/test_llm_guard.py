@@ -8,7 +8,10 @@ import json
 from typing import Any
 
 import pytest
-from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.language_models.fake_chat_models import (
+    FakeListChatModel,
+    GenericFakeChatModel,
+)
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
@@ -200,10 +203,11 @@ async def test_call_structured_skips_an_open_model_and_counts_it() -> None:
     with track_usage() as usage:
         for _ in range(2):  # 2 attempts each: the 3rd failure opens the breaker
             with pytest.raises(LLMOutputError):
-                await call_structured(llm, "p", SemanticIngestion, retries=1)
+                await call_structured(llm, "p", SemanticIngestion, step="ingestion", retries=1)
         with pytest.raises(LLMSkippedError):
-            await call_structured(llm, "p", SemanticIngestion, retries=1)
+            await call_structured(llm, "p", SemanticIngestion, step="ingestion", retries=1)
     assert (usage.calls, usage.failed, usage.skipped) == (3, 2, 1)
+    assert list(usage.steps) == ["ingestion"] and usage.step("ingestion").calls == 3
     assert llm.i == 3  # the model saw three attempts, then nothing
     assert guard_for(llm).breaker.state == "open"
     assert issubclass(LLMSkippedError, LLMUnavailableError)
@@ -213,7 +217,7 @@ async def test_call_timeout_counts_as_a_failure() -> None:
     llm = FakeListChatModel(responses=["{}"], sleep=30)
     configure_model(llm, LLMConfig(call_timeout=0.05, failure_threshold=1))
     with track_usage() as usage, pytest.raises(LLMUnavailableError, match="did not answer"):
-        await call_structured(llm, "p", SemanticIngestion, retries=0)
+        await call_structured(llm, "p", SemanticIngestion, step="ingestion", retries=0)
     assert (usage.failed, guard_for(llm).breaker.state) == (1, "open")
 
 
@@ -237,7 +241,22 @@ async def test_calls_in_flight_are_bounded_per_model(concurrency: int, most: int
     """Calls beyond the model's places wait for one (their time limit not yet running)."""
     llm = Counting(responses=["unused"])
     configure_model(llm, LLMConfig(concurrency=concurrency))
-    calls = [call_structured(llm, "p", SemanticIngestion, retries=0) for _ in range(6)]
+    calls = [
+        call_structured(llm, "p", SemanticIngestion, step="ingestion", retries=0) for _ in range(6)
+    ]
     answers = await asyncio.gather(*calls)
     assert [a.context for a in answers] == ["c"] * 6
     assert (llm.most, llm.in_flight) == (most, 0)
+
+
+async def test_a_call_counts_its_time_and_the_tokens_the_model_reports() -> None:
+    answer = AIMessage(
+        content='{"context": "c", "keywords": ["k"]}',
+        usage_metadata={"input_tokens": 120, "output_tokens": 17, "total_tokens": 137},
+    )
+    llm = GenericFakeChatModel(messages=iter([answer]))
+    with track_usage() as usage:
+        await call_structured(llm, "p", SemanticIngestion, step="ingestion", retries=0)
+    step = usage.step("ingestion")
+    assert (step.calls, step.input_tokens, step.output_tokens) == (1, 120, 17)
+    assert step.seconds > 0 and usage.seconds == step.seconds

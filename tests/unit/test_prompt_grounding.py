@@ -36,11 +36,12 @@ def test_a_context_is_grounded_when_most_of_it_is_said_and_it_names_no_stranger(
     assert grounded_context("Caroline laughs.", "haha!!", "Caroline")
 
 
-def test_rejections_are_counted_in_the_running_operation() -> None:
+def test_rejections_are_counted_in_the_running_operation_per_step() -> None:
     with track_usage() as usage:
-        reject()
-        reject(2)
+        reject("ingestion")
+        reject("profile", 2)
     assert usage.rejected == 3
+    assert (usage.step("ingestion").rejected, usage.step("profile").rejected) == (1, 2)
 
 
 def test_the_input_comes_last_after_the_instructions_and_the_example() -> None:

@@ -168,6 +168,7 @@ PUBLIC_API: dict[str, list[str]] = {
     "langmemcore.prompts": [
         "CircuitBreaker",
         "LLMUsage",
+        "StepUsage",
         "call_model",
         "call_structured",
         "configure_model",
