@@ -1,4 +1,6 @@
-"""A minimal progress bar on stderr for long runs (ingest, eval)."""
+"""A minimal progress bar on stderr for long runs (ingest, eval): done of total, the rate
+and the time left at that rate.
+"""
 
 from __future__ import annotations
 
@@ -39,5 +41,15 @@ class _StderrBar:
         rate = done / max(now - self.start, 1e-9)
         bar = "#" * filled + "-" * (width - filled)
         end = "\n" if done >= total else ""
-        sys.stderr.write(f"\r{self.label} [{bar}] {done}/{total} ({rate:.1f}/s){end}")
+        left = f", {_duration((total - done) / rate)} left" if 0 < done < total else ""
+        sys.stderr.write(f"\r{self.label} [{bar}] {done}/{total} ({rate:.1f}/s{left}){end}")
         sys.stderr.flush()
+
+
+def _duration(seconds: float) -> str:
+    """``"42 s"``, ``"7 min"`` or ``"2.5 h"``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

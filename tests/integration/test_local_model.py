@@ -43,9 +43,10 @@ def llm() -> ChatOpenAI:
 
 
 def _fixture_turns() -> list[ObservationIn]:
+    """The first invented conversation's turns (Ines and Tomas)."""
+    conversation = load_locomo(LOCOMO_MINI)[0]
     return [
         ObservationIn(turn.dia_id, turn.full_text, turn.speaker, turn.event_time)
-        for conversation in load_locomo(LOCOMO_MINI)
         for turn in conversation.turns
     ]
 
