@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ASPECTS", "SINGLE_VALUED", "AspectStatement", "is_single_valued"]
+__all__ = ["ASPECTS", "MEANINGS", "SINGLE_VALUED", "AspectStatement", "is_single_valued"]
 
 ASPECTS: tuple[str, ...] = (
     "home",
@@ -35,6 +35,28 @@ ASPECTS: tuple[str, ...] = (
     "plan",
 )
 """Every aspect the semantic layer knows, in display order."""
+
+MEANINGS: dict[str, str] = {
+    "home": "the town, city or country they live in",
+    "work": "their job or role, else their employer",
+    "education": "the school, degree or course of study they are enrolled in",
+    "partner": "the person they are together with or married to",
+    "family": "a named relative, as relation and name",
+    "pet": "an animal they keep, as animal and name",
+    "possession": "a thing they own",
+    "vehicle": "the car, motorbike, bike or boat they use",
+    "preference": "something they like",
+    "dislike": "something they dislike",
+    "diet": "how they eat (vegetarian, vegan, gluten-free ...)",
+    "health": "an illness, injury or condition they have",
+    "hobby": "an activity they do for pleasure",
+    "team": "the sports team they support or play for",
+    "band": "the band or music group they play in",
+    "gym": "the gym or club they train at",
+    "plan": "something they have decided to do",
+}
+"""What each aspect holds, in a few words (what a model is told; keyed in the order of
+`ASPECTS`)."""
 
 SINGLE_VALUED: frozenset[str] = frozenset(
     {"home", "work", "education", "partner", "vehicle", "diet", "team", "band", "gym"}

@@ -163,10 +163,12 @@ class ScriptedModel(FakeMessagesListChatModel):
 
     received: list[list[BaseMessage]] = Field(default_factory=list)
     bound: list[str] = Field(default_factory=list)
+    choices: list[Any] = Field(default_factory=list)
     fail_at: int | None = None
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedModel:
         self.bound = [t.name for t in tools]
+        self.choices.append(kwargs.get("tool_choice"))
         return self
 
     def _generate(
@@ -316,6 +318,30 @@ async def test_scripted_cue_tag_content_path_returns_exactly_its_evidence(
         {k: v for k, v in link.items() if k != "strength"} for link in body["links"]
     ]
     assert "T" not in body["time"] and body["time"].startswith("2023-05-")
+
+
+async def test_calls_written_as_json_in_the_text_are_made(
+    database: Database, embeddings: LocalEmbeddings, graphs: tuple[Graph, Graph]
+) -> None:
+    graph = graphs[0]
+    keyword = sorted({k for kws in graph.keywords.values() for k in kws})[0]
+    written = (
+        "I'll look the cue up first:\n```json\n"
+        + json.dumps({"name": "notes_for", "arguments": {"keyword": keyword}})
+        + '\n```\nand {"name": "no_such_tool", "arguments": {}}'
+    )
+    model = ScriptedModel(
+        responses=[AIMessage(content=written), AIMessage(content="Done, [note 1].")]
+    )
+    result = await search(database, embeddings, graph, model)
+    assert [(s.tool, s.args, s.error) for s in result.path] == [
+        ("notes_for", {"keyword": keyword}, None)
+    ]
+    carriers = sorted(graph.carriers(keyword), key=lambda n: (graph.times[n], n))
+    assert result.path[0].note_ids == tuple(carriers)
+    made = model.received[1][2]
+    assert isinstance(made, AIMessage) and [c["name"] for c in made.tool_calls] == ["notes_for"]
+    assert model.choices == [None, "any"]  # the first step is bound to call a tool
 
 
 async def test_step_budget_cuts_a_model_that_never_stops(

@@ -11,6 +11,7 @@ search that gathered nothing says so in a warning).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import time
@@ -20,7 +21,14 @@ from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+)
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 
@@ -44,6 +52,9 @@ __all__ = [
 
 MAX_CALLS_PER_STEP = 8
 """Tool calls executed per step at most; further calls in the same step get an error."""
+
+MAX_WRITTEN_CHARS = 20_000
+"""Longest reply whose text is read for tool calls written as JSON."""
 
 StoppedBy = Literal["model", "budget", "time", "error"]
 
@@ -131,6 +142,17 @@ def bind_traversal_tools(llm: BaseChatModel, tools: Sequence[BaseTool]) -> ToolM
         ) from exc
 
 
+def _bound_to_look(llm: BaseChatModel, tools: Sequence[BaseTool], free: ToolModel) -> ToolModel:
+    """``llm`` bound to call one of the tools (``tool_choice="any"``, LangChain's name for
+    "a tool, whichever"), so that the first step looks in memory before anything is
+    answered; ``free`` for a model that takes no tool choice.
+    """
+    try:
+        return llm.bind_tools(tools, tool_choice="any")
+    except (NotImplementedError, ValueError, TypeError):
+        return free
+
+
 def _call_error(
     tools: dict[str, BaseTool], call: dict[str, Any], name: str, args: object, index: int
 ) -> str | None:
@@ -173,6 +195,40 @@ async def _execute(
     return messages, path
 
 
+def _json_objects(text: str) -> list[dict[str, Any]]:
+    """The JSON objects written in ``text`` (code fences or not), in order, at most
+    :data:`MAX_CALLS_PER_STEP` of them.
+    """
+    decoder, at = json.JSONDecoder(), text.find("{")
+    found: list[dict[str, Any]] = []
+    while at >= 0 and len(found) < MAX_CALLS_PER_STEP:
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except (json.JSONDecodeError, RecursionError):
+            at = text.find("{", at + 1)
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        at = text.find("{", end)
+    return found
+
+
+def _written_calls(reply: AIMessage, tools: dict[str, BaseTool], step: int) -> AIMessage:
+    """``reply``, or when it calls no tool but writes calls in its text as JSON (``{"name":
+    tool, "arguments": {...}}``, as a model does whose server does not parse its tool
+    calls), the same calls as a reply that makes them.
+    """
+    if reply.tool_calls or reply.invalid_tool_calls or len(reply.text) > MAX_WRITTEN_CHARS:
+        return reply
+    calls = [
+        ToolCall(name=o["name"], args=args, id=f"call_{step}_{i}", type="tool_call")
+        for i, o in enumerate(_json_objects(reply.text))
+        if o.get("name") in tools
+        and isinstance(args := o.get("arguments", o.get("parameters", o.get("args"))), dict)
+    ]
+    return AIMessage(content="", tool_calls=calls) if calls else reply
+
+
 def _tool_calls(reply: BaseMessage) -> list[dict[str, Any]]:
     """The tool calls of a reply, the unparsable ones last."""
     if not isinstance(reply, AIMessage):
@@ -182,9 +238,12 @@ def _tool_calls(reply: BaseMessage) -> list[dict[str, Any]]:
 
 @dataclass
 class _Walk:
-    """The state of one traversal: the conversation, the path taken and the steps made."""
+    """The state of one traversal: the conversation, the path taken and the steps made;
+    ``first`` answers the first step (bound to call a tool), ``model`` the others.
+    """
 
     model: ToolModel
+    first: ToolModel
     tools: dict[str, BaseTool]
     messages: list[BaseMessage]
     path: list[TraversalStep] = field(default_factory=list)
@@ -203,7 +262,8 @@ class _Walk:
         while self.steps < step_budget:
             limit = _limit(call_timeout, deadline)
             try:
-                reply = await asyncio.wait_for(self.model.ainvoke(self.messages), limit)
+                model = self.first if self.steps == 0 else self.model
+                reply = await asyncio.wait_for(model.ainvoke(self.messages), limit)
             except TimeoutError:
                 if deadline is not None and time.monotonic() >= deadline:
                     _log.warning("active search: time up after %d steps", self.steps)
@@ -216,6 +276,8 @@ class _Walk:
                 )
                 return "error", "", f"the language model call failed: {exc}"
             self.steps += 1
+            if isinstance(reply, AIMessage):
+                reply = _written_calls(reply, self.tools, self.steps)
             self.messages.append(reply)
             calls = _tool_calls(reply)
             if not calls:
@@ -272,7 +334,9 @@ async def active_search(
         raise InvalidInputError("step_budget and max_notes must be at least 1")
     tools = build_traversal_tools(database, embeddings, ns)
     prompt = [SystemMessage(render_active_prompt(step_budget)), HumanMessage(query)]
-    walk = _Walk(bind_traversal_tools(llm, tools), {t.name: t for t in tools}, prompt)
+    model = bind_traversal_tools(llm, tools)
+    first = _bound_to_look(llm, tools, model)
+    walk = _Walk(model, first, {t.name: t for t in tools}, prompt)
     config = guard_for(llm).config
     stopped_by, answer, error = await walk.run(
         step_budget, config.call_timeout, config.agent_timeout
