@@ -17,6 +17,7 @@ from langmemcore.prompts._guard import (
     LLMUsage,
     StepUsage,
     configure_model,
+    current_usage,
     guard_for,
     track_usage,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "call_model",
     "call_structured",
     "configure_model",
+    "current_usage",
     "extract_json",
     "grounded_context",
     "guard_for",

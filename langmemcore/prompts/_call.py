@@ -118,9 +118,7 @@ async def _ask(
         raise LLMUnavailableError(f"the language model call failed: {exc}") from exc
     finally:
         usage.seconds += time.monotonic() - started
-    tokens = getattr(message, "usage_metadata", None) or {}
-    usage.input_tokens += tokens.get("input_tokens", 0)
-    usage.output_tokens += tokens.get("output_tokens", 0)
+    usage.add_tokens(message)
     return _content_text(message.content)
 
 

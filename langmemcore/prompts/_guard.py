@@ -163,7 +163,8 @@ def configure_model(llm: object, config: LLMConfig) -> ModelGuard:
 @dataclass
 class StepUsage:
     """Model calls of one step (a prompt: ``"ingestion"``, ``"gate"``, ``"profile"``,
-    ``"intent"``, ``"sufficiency"``) within one operation.
+    ``"intent"``, ``"sufficiency"``, ``"subquery"``; the active agent's steps:
+    ``"active"``) within one operation.
 
     Attributes:
         calls: Prompts the step asked for.
@@ -188,6 +189,12 @@ class StepUsage:
     seconds: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
+
+    def add_tokens(self, answer: object) -> None:
+        """Add the tokens a model's answer reports (its ``usage_metadata``, if any)."""
+        tokens = getattr(answer, "usage_metadata", None) or {}
+        self.input_tokens += tokens.get("input_tokens", 0)
+        self.output_tokens += tokens.get("output_tokens", 0)
 
 
 @dataclass

@@ -11,7 +11,10 @@ aspect).
 
 from __future__ import annotations
 
-__all__ = ["ACTIVE_SYSTEM_PROMPT", "render_active_prompt"]
+__all__ = ["ACTIVE_SYSTEM_PROMPT", "STEP", "render_active_prompt"]
+
+STEP = "active"
+"""The step name the agent's model calls are counted under."""
 
 ACTIVE_SYSTEM_PROMPT = """You are a memory reconstruction agent. You answer a question by \
 actively recalling evidence from a long-term memory, step by step, the way human recall \

@@ -27,7 +27,7 @@ from langmemcore.config import ConstructionConfig, LLMConfig
 from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
-from langmemcore.prompts import configure_model
+from langmemcore.prompts import configure_model, track_usage
 from langmemcore.retrieval.active import ActiveResult, TraversalStep, active_search
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import (
@@ -333,7 +333,8 @@ async def test_calls_written_as_json_in_the_text_are_made(
     model = ScriptedModel(
         responses=[AIMessage(content=written), AIMessage(content="Done, [note 1].")]
     )
-    result = await search(database, embeddings, graph, model)
+    with track_usage() as usage:
+        result = await search(database, embeddings, graph, model)
     assert [(s.tool, s.args, s.error) for s in result.path] == [
         ("notes_for", {"keyword": keyword}, None)
     ]
@@ -342,6 +343,7 @@ async def test_calls_written_as_json_in_the_text_are_made(
     made = model.received[1][2]
     assert isinstance(made, AIMessage) and [c["name"] for c in made.tool_calls] == ["notes_for"]
     assert model.choices == [None, "any"]  # the first step is bound to call a tool
+    assert (usage.step("active").calls, usage.step("active").failed) == (2, 0)
 
 
 async def test_step_budget_cuts_a_model_that_never_stops(

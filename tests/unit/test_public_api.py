@@ -172,6 +172,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "call_model",
         "call_structured",
         "configure_model",
+        "current_usage",
         "extract_json",
         "grounded_context",
         "guard_for",

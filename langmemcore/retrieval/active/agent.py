@@ -34,8 +34,8 @@ from langchain_core.tools import BaseTool
 
 from langmemcore._errors import ConfigurationError, InvalidInputError
 from langmemcore._namespace import validate_namespace
-from langmemcore.prompts import guard_for
-from langmemcore.prompts.active import render_active_prompt
+from langmemcore.prompts import StepUsage, current_usage, guard_for
+from langmemcore.prompts.active import STEP, render_active_prompt
 from langmemcore.retrieval.active.tools import build_traversal_tools
 from langmemcore.storage.database import Database
 
@@ -259,18 +259,20 @@ class _Walk:
             Why it stopped, the model's answer and the error, if any.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        usage = current_usage().step(STEP)
         while self.steps < step_budget:
             limit = _limit(call_timeout, deadline)
             try:
-                model = self.first if self.steps == 0 else self.model
-                reply = await asyncio.wait_for(model.ainvoke(self.messages), limit)
+                reply = await self._ask(limit, usage)
             except TimeoutError:
+                usage.failed += 1
                 if deadline is not None and time.monotonic() >= deadline:
                     _log.warning("active search: time up after %d steps", self.steps)
                     return "time", "", None
                 _log.warning("active search: the model did not answer at step %d", self.steps + 1)
                 return "error", "", f"the language model did not answer in {limit} s"
             except Exception as exc:  # provider errors have no common base class
+                usage.failed += 1
                 _log.warning(
                     "active search: the model call failed at step %d: %s", self.steps + 1, exc
                 )
@@ -286,6 +288,20 @@ class _Walk:
             self.messages.extend(answers)
             self.path.extend(taken)
         return "budget", "", None
+
+    async def _ask(self, limit: float | None, usage: StepUsage) -> BaseMessage:
+        """The model's reply to the conversation so far, within ``limit`` seconds; the call,
+        its time and its tokens counted in ``usage``.
+        """
+        model = self.first if self.steps == 0 else self.model
+        usage.calls += 1
+        started = time.monotonic()
+        try:
+            reply = await asyncio.wait_for(model.ainvoke(self.messages), limit)
+        finally:
+            usage.seconds += time.monotonic() - started
+        usage.add_tokens(reply)
+        return reply
 
 
 def _limit(call_timeout: float | None, deadline: float | None) -> float | None:
