@@ -6,7 +6,8 @@ benchmarks/local_model.py serve``)::
 
     python benchmarks/model_route.py ../shared/data/locomo-dev.json --llm NAME \\
         --llm-url http://127.0.0.1:8080/v1 [--conversation conv-26] [--turns 300] \\
-        [--questions 40] [--active 10] [--updates tests/data/knowledge_updates_heldout4.json]
+        [--questions 40] [--active 10] [--updates tests/data/knowledge_updates_heldout4.json] \\
+        [--concurrency 2] [--call-timeout 120]
 
 Each route (``offline``: no model; ``model``: the model for everything it serves —
 ingestion, the gate's ambiguous band, profile statements, query intent, sufficiency and
@@ -22,6 +23,9 @@ turns of the conversation in a namespace of its own (one fresh embedded Postgres
 - with the model, the share of the first ``--active`` of those questions on which the
   active agent returns notes;
 - for each ``--updates`` set, its knowledge-update summary lines.
+
+``--concurrency`` is the number of calls in flight (``LLMConfig.concurrency``): the server's
+slots, so that no call waits in the server's queue on its clock.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from langchain_core.language_models import BaseChatModel
 
 from langmemcore.cli._format import usage_lines
 from langmemcore.cli._llm import chat_model
-from langmemcore.config import ConstructionConfig
+from langmemcore.config import ConstructionConfig, LLMConfig
 from langmemcore.construction import ObservationIn
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.eval.knowledge_updates import (
@@ -184,7 +188,8 @@ async def _run(args: argparse.Namespace, llm: BaseChatModel | None) -> None:
     for route in args.routes:
         model = llm if route == "model" else None
         config = ConstructionConfig(profile_llm=model is not None)
-        memory = Memory(database, embeddings, llm=model, config=config)
+        calls = LLMConfig(concurrency=args.concurrency, call_timeout=args.call_timeout)
+        memory = Memory(database, embeddings, llm=model, config=config, llm_config=calls)
         report = await run_route(route, memory, turns, questions, args.active, args.updates)
         print("\n".join(report.lines()), flush=True)
     await database.dispose()
@@ -202,6 +207,10 @@ def main() -> None:
     parser.add_argument("--routes", nargs="+", default=["offline", "model"])
     parser.add_argument("--llm", default=os.environ.get("LANGMEMCORE_LLM"))
     parser.add_argument("--llm-url", default=os.environ.get("LANGMEMCORE_LLM_URL"))
+    parser.add_argument(
+        "--concurrency", type=int, default=2, help="calls in flight: the server's slots"
+    )
+    parser.add_argument("--call-timeout", type=float, default=120.0, help="seconds per call")
     parser.add_argument("--url", default=os.environ.get("DATABASE_URL"))
     args = parser.parse_args()
     llm = chat_model(args.llm, args.llm_url) if args.llm else None
