@@ -18,13 +18,28 @@ Responder = Callable[[dict[str, Any]], dict[str, Any] | str]
 
 
 @contextmanager
-def openai_stub(responder: Responder) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """Serve the stub on 127.0.0.1; yields (base_url, list of received request bodies)."""
+def openai_stub(
+    responder: Responder, props: dict[str, Any] | None = None
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Serve the stub on 127.0.0.1; yields (base_url, list of received request bodies).
+    With ``props``, ``GET /props`` answers them (as llama.cpp's server does); without, any
+    GET is answered 501.
+    """
     received: list[dict[str, Any]] = []
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
             return
+
+        if props is not None:
+
+            def do_GET(self) -> None:
+                payload = json.dumps(props).encode()
+                self.send_response(200 if self.path == "/props" else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

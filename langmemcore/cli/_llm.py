@@ -4,19 +4,23 @@
 ``--llm-url`` names an OpenAI-compatible server (llama.cpp's ``llama-server``, vLLM,
 Ollama's ``/v1``); then ``--llm`` is the model's name there, with or without ``openai:``.
 Both default to ``LANGMEMCORE_LLM`` and ``LANGMEMCORE_LLM_URL``. A model built here
-answers at most :data:`MAX_TOKENS` tokens a call.
+answers at most :data:`MAX_TOKENS` tokens a call; a server that says how many requests it
+serves at once (llama.cpp's ``/props``) gets that many calls in flight
+(:func:`llm_config`), so that no call waits in its queue on the clock.
 """
 
 from __future__ import annotations
 
 import os
 
+import httpx
 from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
 from langmemcore._errors import ConfigurationError
+from langmemcore.config import LLMConfig
 
-__all__ = ["ACTIVE_NEEDS_LLM", "MAX_TOKENS", "chat_model"]
+__all__ = ["ACTIVE_NEEDS_LLM", "MAX_TOKENS", "chat_model", "llm_config", "server_slots"]
 
 MAX_TOKENS = 1024
 """Tokens a chat model built from the command line answers at most per call (every prompt's
@@ -81,3 +85,24 @@ def chat_model(spec: str, base_url: str | None = None) -> BaseChatModel:
         return init_chat_model(model, model_provider=provider)
     except (ImportError, ValueError) as exc:
         raise ConfigurationError(f"--llm {spec}: {exc}") from exc
+
+
+def server_slots(base_url: str) -> int | None:
+    """The requests an OpenAI-compatible server serves at once, where it says so
+    (llama.cpp's ``GET /props``, ``total_slots``); ``None`` for any other answer.
+    """
+    root = base_url.rstrip("/").removesuffix("/v1")
+    try:
+        answer = httpx.get(f"{root}/props", timeout=2.0)
+        slots = answer.json().get("total_slots") if answer.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+    return slots if isinstance(slots, int) and slots > 0 else None
+
+
+def llm_config(base_url: str | None) -> LLMConfig:
+    """The call settings of a command's model: as many calls in flight as the server at
+    ``base_url`` serves at once, where it says so; the defaults otherwise.
+    """
+    slots = server_slots(base_url) if base_url else None
+    return LLMConfig(concurrency=slots) if slots else LLMConfig()

@@ -18,7 +18,7 @@ from langmemcore._errors import ConfigurationError, InvalidInputError, LangMemCo
 from langmemcore._namespace import decode_namespace, validate_namespace
 from langmemcore._validate import check_as_of
 from langmemcore.cli._format import evidence_lines, stats_lines, topic_lines, usage_lines
-from langmemcore.cli._llm import ACTIVE_NEEDS_LLM, chat_model
+from langmemcore.cli._llm import ACTIVE_NEEDS_LLM, chat_model, llm_config
 from langmemcore.formal.layer import SearchResults
 from langmemcore.memory import Memory
 from langmemcore.retrieval.active import SearchMode
@@ -81,8 +81,10 @@ def _with_memory(
     if llm is None and getattr(args, "llm", None):
         llm = chat_model(args.llm, args.llm_url)
 
+    calls = llm_config(getattr(args, "llm_url", None)) if llm is not None else None
+
     async def run() -> T:
-        memory = await Memory.aopen(args.url, embeddings=args.embeddings, llm=llm)
+        memory = await Memory.aopen(args.url, embeddings=args.embeddings, llm=llm, llm_config=calls)
         try:
             return await job(memory)
         finally:

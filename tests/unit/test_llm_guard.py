@@ -16,6 +16,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from langmemcore import LLMOutputError, LLMSkippedError, LLMUnavailableError
+from langmemcore.cli._llm import llm_config, server_slots
 from langmemcore.config import (
     LLM_MAX_ANSWER_CHARS,
     LLM_MAX_CONTEXT_CHARS,
@@ -36,6 +37,7 @@ from langmemcore.prompts.gating import GateJudgement
 from langmemcore.prompts.ingestion import SemanticIngestion
 from langmemcore.prompts.query_intent import QueryIntent
 from langmemcore.prompts.sufficiency import parse_subquery
+from tests.stub_openai import openai_stub
 
 
 class Clock:
@@ -260,3 +262,11 @@ async def test_a_call_counts_its_time_and_the_tokens_the_model_reports() -> None
     step = usage.step("ingestion")
     assert (step.calls, step.input_tokens, step.output_tokens) == (1, 120, 17)
     assert step.seconds > 0 and usage.seconds == step.seconds
+
+
+def test_a_command_calls_a_server_as_often_at_once_as_it_serves() -> None:
+    with openai_stub(lambda body: "{}", props={"total_slots": 3}) as (url, _received):
+        assert server_slots(url) == 3 and llm_config(url).concurrency == 3
+    with openai_stub(lambda body: "{}") as (url, _received):  # a server without /props
+        assert server_slots(url) is None and llm_config(url) == LLMConfig()
+    assert llm_config(None) == LLMConfig()
