@@ -12,6 +12,7 @@ from langchain_core.outputs import ChatResult
 
 from langmemcore.config import LLM_MAX_ANSWER_CHARS, LLM_MAX_KEYWORD_CHARS
 from langmemcore.profiles import AspectStatement
+from langmemcore.profiles.aspects import ASPECTS
 from langmemcore.profiles.extract import extract_statements
 from langmemcore.prompts import track_usage
 from langmemcore.prompts.profile import (
@@ -168,7 +169,9 @@ async def test_a_message_stating_nothing_gives_nothing() -> None:
 def test_the_prompt_names_the_speaker_the_text_and_every_aspect() -> None:
     prompt = render_profile_prompt("I love {curly} braces", None)
     assert "Speaker: unknown" in prompt and "I love {curly} braces" in prompt
-    assert "home, work, education" in prompt and "gym, plan" in prompt
+    listed = [line[2:].split(":")[0] for line in prompt.splitlines() if line.startswith("- ")]
+    assert listed == list(ASPECTS)  # every aspect, in order, each with what it holds
+    assert "- home: the town, city or country they live in" in prompt
 
 
 async def test_the_user_in_a_note_without_a_speaker_is_the_user() -> None:
