@@ -71,7 +71,7 @@ from synthetic_notes import (
 if TYPE_CHECKING:
     from langgraph.store.postgres import PostgresStore
 
-__all__ = ["LookupEmbeddings", "main"]
+__all__ = ["LookupEmbeddings", "conninfo", "main"]
 
 Matrix = npt.NDArray[np.float32]
 CHUNK = 1000
@@ -105,7 +105,8 @@ class LookupEmbeddings(Embeddings):
         return self.embed_documents([text])[0]
 
 
-def _conninfo(url: str) -> str:
+def conninfo(url: str) -> str:
+    """A psycopg connection string for a SQLAlchemy database URL."""
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
@@ -279,11 +280,11 @@ async def _run(
     layout = [((run, "other-1"), others, False), ((run, "other-2"), others, False)]
     layout += [((run, f"n{size}"), size, True) for size in sorted(sizes)]
     measured: list[tuple[int, Latencies]] = []
-    conninfo = _conninfo(database.url)
+    info = conninfo(database.url)
     with (
-        psycopg.Connection.connect(conninfo, autocommit=True) as conn,
+        psycopg.Connection.connect(info, autocommit=True) as conn,
         psycopg.Connection.connect(
-            conninfo, autocommit=True, prepare_threshold=0, row_factory=dict_row
+            info, autocommit=True, prepare_threshold=0, row_factory=dict_row
         ) as store_conn,
     ):
         register_vector(conn)

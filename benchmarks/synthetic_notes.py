@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,16 @@ from langmemcore.analysis import analyze
 from langmemcore.locomo import Conversation, Turn
 from langmemcore.text import analyze_observation, normalize_keyword
 
-__all__ = ["Link", "Material", "SyntheticNote", "build_material", "load_notes", "synthesize"]
+__all__ = [
+    "Group",
+    "Link",
+    "Material",
+    "SyntheticNote",
+    "build_material",
+    "load_groups",
+    "load_notes",
+    "synthesize",
+]
 
 Matrix = npt.NDArray[np.float32]
 OTHER_SHARE = 0.35
@@ -94,6 +104,9 @@ class SyntheticNote:
 
 Link = tuple[int, int, float, str | None]
 """An edge between synthetic notes: (source index, target index, strength, tag)."""
+
+Rows = dict[str, Iterable[Sequence[Any]]]
+"""Rows to COPY, per table."""
 
 
 def build_material(conversations: Sequence[Conversation], embeddings: Embeddings) -> Material:
@@ -204,6 +217,10 @@ def _copy(cur: psycopg.Cursor[Any], table: str, rows: Iterable[Sequence[Any]]) -
             copy.write_row(row)
 
 
+Group = tuple[str, Sequence[SyntheticNote], Matrix, Sequence[Link]]
+"""One namespace's notes: (encoded namespace, notes, their vectors, their edges)."""
+
+
 def load_notes(
     conn: psycopg.Connection[Any],
     ns: str,
@@ -213,48 +230,69 @@ def load_notes(
     material: Material,
 ) -> None:
     """COPY one namespace's observations, notes, sources, keywords and edges (one
-    transaction). A note's thread vector is its vector plus the one before it, normalised
-    (what ingest gives a turn that follows another in its thread).
+    transaction), see :func:`load_groups`.
     """
-    n = len(notes)
-    names = sorted({k for note in notes for k in note.keywords})
+    load_groups(conn, [(ns, notes, vectors, links)], material)
+
+
+def _rows(group: Group, obs: Sequence[int], ids: Sequence[int], kw: dict[str, int]) -> Rows:
+    ns, notes, vectors, links = group
     threads = vectors + np.roll(vectors, 1, axis=0)
     threads /= np.linalg.norm(threads, axis=1, keepdims=True)
+    digest = [hashlib.sha256(note.text.encode()).hexdigest() for note in notes]
+    return {
+        "observations": (
+            (
+                obs[i],
+                ns,
+                f"syn-{i}",
+                t.text,
+                digest[i],
+                t.speaker,
+                t.event_time,
+                Jsonb(analyze(t.text, t.context).to_json()),
+            )
+            for i, t in enumerate(notes)
+        ),
+        "notes": (
+            (
+                ids[i],
+                ns,
+                t.context,
+                vectors[i],
+                threads[i],
+                list(t.keywords),
+                [t.speaker.lower()],
+                t.event_time,
+            )
+            for i, t in enumerate(notes)
+        ),
+        "note_sources": ((ns, ids[i], obs[i]) for i in range(len(notes))),
+        "note_keywords": ((ns, ids[i], kw[k]) for i, t in enumerate(notes) for k in t.keywords),
+        "edges": ((ns, ids[a], ids[b], "related_to", s, tag) for a, b, s, tag in links),
+    }
+
+
+def load_groups(conn: psycopg.Connection[Any], groups: Sequence[Group], material: Material) -> None:
+    """COPY the observations, notes, sources, keywords and edges of several namespaces in
+    one transaction. A note's thread vector is its vector plus the one before it,
+    normalised (what ingest gives a turn that follows another in its thread).
+    """
+    sizes = [len(notes) for _ns, notes, _v, _l in groups]
+    names = [sorted({k for note in notes for k in note.keywords}) for _ns, notes, _v, _l in groups]
     with conn.transaction(), conn.cursor() as cur:
-        obs, ids = _reserve(cur, "observations", n), _reserve(cur, "notes", n)
-        kw = dict(zip(names, _reserve(cur, "keywords", len(names)), strict=True))
-        digest = [hashlib.sha256(note.text.encode()).hexdigest() for note in notes]
-        tables: dict[str, Iterable[Sequence[Any]]] = {
-            "observations": (
-                (
-                    obs[i],
-                    ns,
-                    f"syn-{i}",
-                    t.text,
-                    digest[i],
-                    t.speaker,
-                    t.event_time,
-                    Jsonb(analyze(t.text, t.context).to_json()),
-                )
-                for i, t in enumerate(notes)
-            ),
-            "notes": (
-                (
-                    ids[i],
-                    ns,
-                    t.context,
-                    vectors[i],
-                    threads[i],
-                    list(t.keywords),
-                    [t.speaker.lower()],
-                    t.event_time,
-                )
-                for i, t in enumerate(notes)
-            ),
-            "note_sources": ((ns, ids[i], obs[i]) for i in range(n)),
-            "keywords": ((k, ns, name, material.keyword_vectors[name]) for name, k in kw.items()),
-            "note_keywords": ((ns, ids[i], kw[k]) for i, t in enumerate(notes) for k in t.keywords),
-            "edges": ((ns, ids[a], ids[b], "related_to", s, tag) for a, b, s, tag in links),
-        }
-        for table, rows in tables.items():
-            _copy(cur, table, rows)
+        obs, ids = _reserve(cur, "observations", sum(sizes)), _reserve(cur, "notes", sum(sizes))
+        kw_ids = iter(_reserve(cur, "keywords", sum(len(n) for n in names)))
+        tables: dict[str, list[Iterable[Sequence[Any]]]] = {table: [] for table in _COLUMNS}
+        offset = 0
+        for group, size, group_names in zip(groups, sizes, names, strict=True):
+            kw = {name: next(kw_ids) for name in group_names}
+            tables["keywords"].append(
+                [(k, group[0], name, material.keyword_vectors[name]) for name, k in kw.items()]
+            )
+            span = slice(offset, offset + size)
+            for table, rows in _rows(group, obs[span], ids[span], kw).items():
+                tables[table].append(rows)
+            offset += size
+        for table, parts in tables.items():
+            _copy(cur, table, chain.from_iterable(parts))
