@@ -7,8 +7,9 @@ Run from the repository root: ``python benchmarks/bench_scale.py
 
 Layout (one run, one database): one namespace per ``--big`` size, ``--mids`` namespaces of
 ``--mid`` notes and ``--smalls`` namespaces of ``--small`` notes, synthetic notes from the
-real LoCoMo turns (:mod:`synthetic_notes`; the small namespaces are consecutive slices of
-one synthesized pool, so their texts and vectors differ). Everything is loaded by binary
+real LoCoMo turns (:mod:`synthetic_notes`, every vector with its namespace's noise, so that
+none repeats across namespaces; the small namespaces are consecutive slices of one
+synthesized pool, so their texts and vectors differ). Everything is loaded by binary
 ``COPY`` with every HNSW index of ``notes``, ``keywords`` and ``store_vectors`` dropped,
 then the indexes are rebuilt once and ``VACUUM ANALYZE`` runs. ``PostgresStore`` gets the
 same namespaces, keys, texts and vectors by ``COPY`` into its own tables (``store``,
@@ -363,12 +364,14 @@ async def _load(bench: _Bench, classes: Classes, sizes: dict[str, int]) -> None:
             seed += 1
             name = ".".join(namespace)
             with _phase(f"synthesize + COPY {name} ({sizes[label]} notes, both systems)"):
-                notes, vectors, links = synthesize(bench.material, sizes[label], seed)
+                notes, vectors, links = synthesize(
+                    bench.material, sizes[label], seed, real_vectors=False
+                )
                 bench.load([(name, notes, vectors, links)])
                 del notes, vectors, links
     count, size = len(classes[small]), sizes[small]
     with _phase(f"synthesize {count} x {size} small notes"):
-        pool = synthesize(bench.material, count * size, seed + 1)
+        pool = synthesize(bench.material, count * size, seed + 1, real_vectors=False)
         groups = _slices(*pool, size, [".".join(n) for n in classes[small]])
         del pool
     with _phase(f"COPY {count} small namespaces, {CHUNK} a transaction (both systems)"):

@@ -11,7 +11,9 @@ from the 1451 real turns, whose ``"Speaker: text"`` contexts, keywords (by
   the first 4-10 words of a random other turn (``"<text> Also: <fragment>"``), move the
   event time by ``30 c`` days, add the other turn's first keyword and take as vector the
   normalised ``v_base + 0.35 v_other + N(0, 0.02^2 I)`` (seed per namespace). Texts are
-  unique within a namespace.
+  unique within a namespace. With ``real_vectors=False`` cycle 0's vectors get the
+  namespace's noise too, so that no vector repeats across namespaces (exact duplicates
+  cut an HNSW graph into cliques its search cannot reach).
 - Each note has one source observation (text, speaker, event time as UTC, its analysis as
   ingest writes it, :func:`~langmemcore.analysis.analyze`), its keywords
   (``notes.keywords``, ``note_keywords``), ``notes.speakers`` and 1-2 ``related_to`` edges
@@ -154,9 +156,17 @@ def _variant(material: Material, i: int, other: int) -> SyntheticNote:
 
 
 def synthesize(
-    material: Material, n: int, seed: int
+    material: Material, n: int, seed: int, *, real_vectors: bool = True
 ) -> tuple[list[SyntheticNote], Matrix, list[Link]]:
-    """Build ``n`` notes, their unit vectors and their edges (see the module docstring)."""
+    """Build ``n`` notes, their unit vectors and their edges (see the module docstring).
+
+    Args:
+        material: The real turns.
+        n: Notes to build.
+        seed: Seed of the namespace's randomness.
+        real_vectors: Cycle 0 takes the real turns' vectors unchanged; otherwise they get
+            the namespace's noise too (no vector repeats in another namespace).
+    """
     rng = np.random.default_rng(seed)
     count = len(material.turns)
     bases = np.arange(n) % count
@@ -164,7 +174,7 @@ def synthesize(
     noise = rng.normal(0.0, NOISE, size=(n, material.vectors.shape[1])).astype(np.float32)
     vectors = material.vectors[bases] + OTHER_SHARE * material.vectors[others] + noise
     real = np.arange(n) < count
-    vectors[real] = material.vectors[bases[real]]
+    vectors[real] = material.vectors[bases[real]] + (0 if real_vectors else noise[real])
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     notes: list[SyntheticNote] = []
     seen: set[str] = set()
