@@ -98,7 +98,7 @@ def test_the_documented_eval_commands_remain(command: str) -> None:
     assert callable(args.func)
 
 
-@pytest.mark.parametrize("script", ["bench_ingest.py", "bench_search.py"])
+@pytest.mark.parametrize("script", ["bench_ingest.py", "bench_search.py", "bench_scale.py"])
 def test_the_benchmarks_run_from_the_repository_root(script: str) -> None:
     # This checkout's langmemcore first, as an editable install of it would give.
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
