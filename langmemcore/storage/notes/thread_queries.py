@@ -16,6 +16,7 @@ from sqlalchemy import (
     Interval,
     Select,
     Update,
+    and_,
     any_,
     bindparam,
     exists,
@@ -213,8 +214,12 @@ def _exchanges_of() -> Select:
     replier = aliased(Note, name="replier")
     threaded_reply = exists(
         select(NoteSource.note_id)
-        .join(replier, replier.id == NoteSource.note_id)
+        .join(
+            replier,
+            and_(replier.namespace == NoteSource.namespace, replier.id == NoteSource.note_id),
+        )
         .where(
+            NoteSource.namespace == Note.namespace,
             NoteSource.observation_id == reply.c.id,
             replier.thread_embedding != replier.embedding,
         )
