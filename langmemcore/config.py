@@ -112,6 +112,11 @@ class ConstructionConfig:
     topic_every: int = 200
     """Re-run topic evolution after this many new notes in a namespace (0: only on demand)."""
 
+    namespace_index_notes: int = 20_000
+    """Active notes from which a namespace gets vector indexes of its own (partial HNSW
+    indexes, built after a topic evolution; see
+    :mod:`~langmemcore.construction.namespace_indexes`; 0: never)."""
+
     topic_min_size: int = 3
     """Smallest topic (keywords); smaller communities are joined to a neighbour or left
     unassigned."""
@@ -178,6 +183,8 @@ class ConstructionConfig:
             raise ConfigurationError("topic sizes must satisfy 1 <= min <= max")
         if self.thread_gap < timedelta(0):
             raise ConfigurationError("thread_gap must not be negative")
+        if self.namespace_index_notes < 0:
+            raise ConfigurationError("namespace_index_notes must not be negative")
         if not 1 <= self.max_observation_chars <= DEFAULT_MAX_OBSERVATION_CHARS:
             raise ConfigurationError(
                 f"max_observation_chars must be between 1 and {DEFAULT_MAX_OBSERVATION_CHARS:,}"

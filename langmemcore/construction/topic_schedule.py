@@ -3,8 +3,10 @@
 Topics are a namespace-wide job, not a step of one observation: after every
 ``topic_every`` new notes in a namespace (:class:`~langmemcore.config.ConstructionConfig`)
 the next write starts a run of :func:`~langmemcore.construction.topics.evolve_topics`,
-in the background unless the caller waits for it. The count starts from the database (the
-notes newer than the newest topic) and is kept in process from then on.
+in the background unless the caller waits for it, followed by the namespace's own vector
+indexes once it is large enough (:mod:`~langmemcore.construction.namespace_indexes`). The
+count starts from the database (the notes newer than the newest topic) and is kept in
+process from then on.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from langmemcore.config import ConstructionConfig
 from langmemcore.construction.apply import ApplyResult
+from langmemcore.construction.namespace_indexes import ensure_namespace_indexes
 from langmemcore.construction.topics import TopicSummary, evolve_topics
 from langmemcore.storage.database import Database
 from langmemcore.storage.repository import Repository
@@ -67,16 +70,21 @@ class TopicSchedule:
                 self.in_background(namespace)
 
     async def evolve(self, namespace: tuple[str, ...]) -> TopicSummary:
-        """Recompute the namespace's topic groups now (and restart its count)."""
+        """Recompute the namespace's topic groups now (and restart its count); then give
+        the namespace the vector indexes of its own that its size asks for
+        (:func:`~langmemcore.construction.namespace_indexes.ensure_namespace_indexes`).
+        """
         self._since_topics[namespace] = 0
         async with Repository.open(self.database) as repo:
-            return await evolve_topics(
+            summary = await evolve_topics(
                 repo,
                 namespace,
                 min_size=self.config.topic_min_size,
                 max_size=self.config.topic_max_size,
                 seed=self.config.topic_seed,
             )
+        await ensure_namespace_indexes(self.database, namespace, self.config.namespace_index_notes)
+        return summary
 
     def in_background(self, namespace: tuple[str, ...]) -> asyncio.Task[TopicSummary]:
         """Start :meth:`evolve` as a task that :meth:`flush` waits for."""

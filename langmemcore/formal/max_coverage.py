@@ -197,8 +197,9 @@ def greedy_max_coverage(
 def exact_max_coverage(instance: CoverageInstance[E], size: int) -> tuple[tuple[E, ...], float]:
     """The best memory of at most ``size`` elements, by enumeration (unit costs).
 
-    By monotonicity a best memory of exactly ``min(size, n)`` elements exists; ties go to
-    the memory first in lexicographic ``instance.elements`` order.
+    By monotonicity a best memory of exactly ``min(size, n)`` elements exists; ties (equal
+    up to float rounding, relative to the values, however small) go to the memory first in
+    lexicographic ``instance.elements`` order.
 
     Returns:
         The memory (in ``instance.elements`` order) and its covered mass.
@@ -208,7 +209,7 @@ def exact_max_coverage(instance: CoverageInstance[E], size: int) -> tuple[tuple[
     best_value = -math.inf
     for memory in itertools.combinations(instance.elements, size):
         value = coverage(instance, memory)
-        if value > best_value + 1e-12:
+        if value > best_value and not math.isclose(value, best_value, rel_tol=1e-12):
             best, best_value = memory, value
     return best, max(best_value, 0.0)
 

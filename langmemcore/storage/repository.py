@@ -4,7 +4,8 @@ and lineage (:mod:`~langmemcore.storage.notes`), keywords and topics
 (:mod:`~langmemcore.storage.search`), MRAgent's graph walk
 (:mod:`~langmemcore.storage.traversal`), the store's items
 (:mod:`~langmemcore.storage.items`), the formal layer's reads and writes
-(:mod:`~langmemcore.storage.formal`), the semantic layer's profiles
+(:mod:`~langmemcore.storage.formal`), a large namespace's own vector indexes
+(:mod:`~langmemcore.storage.namespace_indexes`), the semantic layer's profiles
 (:mod:`~langmemcore.storage.profiles`) and the evaluation's reads
 (:mod:`~langmemcore.storage.stats`).
 
@@ -21,6 +22,7 @@ from contextlib import asynccontextmanager
 from langmemcore.storage.database import Database
 from langmemcore.storage.formal.access import FormalAccess
 from langmemcore.storage.items import ItemAccess
+from langmemcore.storage.namespace_indexes import NamespaceIndexAccess
 from langmemcore.storage.notes import NoteAccess
 from langmemcore.storage.profiles import ProfileAccess
 from langmemcore.storage.search import SearchAccess
@@ -40,6 +42,7 @@ class Repository(
     FormalAccess,
     ProfileAccess,
     EvalReads,
+    NamespaceIndexAccess,
 ):
     """Namespace-scoped data access within one transaction.
 

@@ -119,3 +119,9 @@ def test_beliefs_refuse_bad_input() -> None:
         prior_belief(0.5, 0.0)
     with pytest.raises(InvalidInputError):
         BetaBelief(0.0, 0.0)
+
+
+def test_exact_max_coverage_tells_tiny_masses_apart() -> None:
+    answers = {0: ["q0"], 1: ["q1"]}
+    instance = CoverageInstance.from_answer_sets(answers, {"q0": 1e-12, "q1": 2e-12})
+    assert exact_max_coverage(instance, 1) == ((1,), 2e-12)
