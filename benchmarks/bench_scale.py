@@ -15,7 +15,9 @@ then the indexes are rebuilt once and ``VACUUM ANALYZE`` runs. ``PostgresStore``
 same namespaces, keys, texts and vectors by ``COPY`` into its own tables (``store``,
 ``store_vectors``; its schema from its own ``setup()``, its HNSW index rebuilt after, as
 ours). Topics are evolved in every big and mid namespace and in the small namespaces that
-are searched (``--searched``), each timed.
+are searched (``--searched``), each timed; the evolution also builds the indexes of their
+own that the large namespaces get (``--build-memory`` sets the server's
+``maintenance_work_mem`` meanwhile).
 
 Measured, per namespace class (each big size, the mids, the smalls):
 
@@ -48,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
+from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from langmemcore.config import RetrievalConfig
@@ -340,6 +343,23 @@ def _report(label: str, measured: Sequence[dict[str, list[float]]]) -> None:
         )
 
 
+@contextmanager
+def _server_setting(conn: psycopg.Connection[Any], name: str, value: str | None) -> Iterator[None]:
+    """The server's ``name`` set to ``value`` for every new session (``ALTER SYSTEM``,
+    reset on exit); nothing when ``value`` is None.
+    """
+    if value is None:
+        yield
+        return
+    conn.execute(f"ALTER SYSTEM SET {name} = {sql.quote(value)}")
+    conn.execute("SELECT pg_reload_conf()")
+    try:
+        yield
+    finally:
+        conn.execute(f"ALTER SYSTEM RESET {name}")
+        conn.execute("SELECT pg_reload_conf()")
+
+
 Classes = dict[str, list[tuple[str, ...]]]
 """Namespace classes ("big 1000000", "mid 50000", "small 100") and their namespaces."""
 
@@ -351,7 +371,7 @@ def _layout(args: argparse.Namespace, run: str) -> tuple[Classes, dict[str, int]
     classes[f"small {args.small}"] = [(run, f"s{j}") for j in range(args.smalls)]
     sizes = {f"big {size}": size for size in args.big}
     sizes |= {f"mid {args.mid}": args.mid, f"small {args.small}": args.small}
-    return classes, sizes
+    return {label: namespaces for label, namespaces in classes.items() if namespaces}, sizes
 
 
 async def _load(bench: _Bench, classes: Classes, sizes: dict[str, int]) -> None:
@@ -443,10 +463,11 @@ async def _run(args: argparse.Namespace) -> None:
         small = f"small {args.small}"
         step = max(1, args.smalls // args.searched)
         classes[small] = classes[small][::step][: args.searched]
-        for label, namespaces in classes.items():
-            with _phase(f"evolve_topics {label} ({len(namespaces)} namespaces)"):
-                mean = await bench.evolve(namespaces)
-            print(f"    {mean:.2f} s per namespace")
+        with _server_setting(conn, "maintenance_work_mem", args.build_memory):
+            for label, namespaces in classes.items():
+                with _phase(f"evolve_topics {label} ({len(namespaces)} namespaces)"):
+                    mean = await bench.evolve(namespaces)
+                print(f"    {mean:.2f} s per namespace")
         ours, theirs = bench.sizes(total)
         print(f"database size per note: langmemcore {ours:.0f} B, PostgresStore {theirs:.0f} B")
         await _measure(bench, classes, questions, args)
@@ -470,6 +491,11 @@ def main() -> None:
     parser.add_argument("--url", default=os.environ.get("DATABASE_URL"))
     parser.add_argument("--home", type=Path, help="embedded server's folder (default: a new one)")
     parser.add_argument("--reuse", help="measure an earlier run's namespaces (its run id)")
+    parser.add_argument(
+        "--build-memory",
+        help="the server's maintenance_work_mem while topics evolve and the large namespaces' "
+        "own indexes are built (ALTER SYSTEM, reset after; default: the server's setting)",
+    )
     asyncio.run(_run(parser.parse_args()))
 
 
