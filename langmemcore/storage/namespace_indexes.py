@@ -44,6 +44,8 @@ __all__ = [
     "drop_index",
     "index_name",
     "namespace_indexes",
+    "own_index_names",
+    "valid_own_indexes",
 ]
 
 INDEX_PREFIX = "ix_ns_"
@@ -116,6 +118,27 @@ def namespace_indexes(namespace: str) -> Prepared:
     """The catalogue's rows of ``namespace``'s own indexes: (name, valid, being built)."""
     names = [index_name(namespace, t, c) for t, c in INDEXED_COLUMNS]
     return Prepared(_namespace_indexes(), {"names": names})
+
+
+@cache
+def _valid_indexes() -> TextClause:
+    return text(
+        "SELECT c.relname FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
+        "WHERE c.relname = ANY(:names) AND i.indisvalid "
+        "AND c.relnamespace = to_regnamespace(current_schema())"
+    ).bindparams(bindparam("names", type_=ARRAY(Text)))
+
+
+def valid_own_indexes(names: dict[str, str]) -> Prepared:
+    """The valid indexes among ``names`` (index name -> its encoded namespace), as
+    :func:`own_index_names` gives them.
+    """
+    return Prepared(_valid_indexes(), {"names": list(names)})
+
+
+def own_index_names(namespaces: Sequence[str]) -> dict[str, str]:
+    """Every own index name the encoded ``namespaces`` could have -> its namespace."""
+    return {index_name(ns, t, c): ns for ns in namespaces for t, c in INDEXED_COLUMNS}
 
 
 @cache

@@ -31,6 +31,7 @@ from langmemcore.storage.models import (
     Topic,
     TopicKeyword,
 )
+from langmemcore.storage.namespace_indexes import own_index_names, valid_own_indexes
 from langmemcore.storage.prepared import Prepared, text_param
 
 __all__ = [
@@ -55,6 +56,7 @@ COUNTED = (
     "keywords",
     "topics",
     "queued",
+    "own_indexes",
 )
 """The counts of :class:`NamespaceStats`, in the order they are reported."""
 
@@ -73,6 +75,8 @@ class NamespaceStats:
         keywords: Distinct keywords.
         topics: Topics of the current generation.
         queued: Store items waiting for construction (their notes not built yet).
+        own_indexes: Vector indexes of its own that searches read (a large namespace's,
+            see :mod:`~langmemcore.storage.namespace_indexes`).
     """
 
     namespace: tuple[str, ...]
@@ -84,6 +88,7 @@ class NamespaceStats:
     keywords: int = 0
     topics: int = 0
     queued: int = 0
+    own_indexes: int = 0
 
 
 @dataclass(frozen=True)
@@ -185,9 +190,13 @@ async def memory_stats(
     """
     async with database.session() as session:
         rows = (await session.execute(*stats_statement(prefix))).all()
-    found: dict[str, dict[str, int]] = {}
-    for namespace, name, count in rows:
-        found.setdefault(namespace, {})[name] = int(count)
+        found: dict[str, dict[str, int]] = {}
+        for namespace, name, count in rows:
+            found.setdefault(namespace, {})[name] = int(count)
+        names = own_index_names(list(found))
+        for index in (await session.execute(*valid_own_indexes(names))).scalars():
+            counts = found[names[index]]
+            counts["own_indexes"] = counts.get("own_indexes", 0) + 1
     return [NamespaceStats(decode_namespace(ns), **counts) for ns, counts in sorted(found.items())]
 
 

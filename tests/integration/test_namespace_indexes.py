@@ -26,6 +26,7 @@ from langmemcore.storage.namespace_indexes import (
     NamespaceIndex,
     index_name,
 )
+from langmemcore.storage.stats import memory_stats
 from tests.conftest import libpq_url
 
 from .test_profiles import observations
@@ -107,6 +108,8 @@ async def test_a_namespace_past_the_size_gets_indexes_of_its_own_the_planner_wal
     assert walked_index(conn, other) == {"ix_notes_thread_embedding_hnsw"}
     results = await memory.asearch(ns, "Where does Nadia live now?")
     assert any("Hamburg" in note.context for note in results[:2])
+    (stats,) = await memory_stats(memory.database, ns)
+    assert stats.own_indexes == len(INDEXED_COLUMNS)
 
 
 async def test_a_smaller_namespace_gets_none(
@@ -117,6 +120,8 @@ async def test_a_smaller_namespace_gets_none(
     await memory.aingest_many(ns, observations())
     await memory.aevolve_topics(ns)
     assert own_indexes(conn, ".".join(ns)) == {}
+    (stats,) = await memory_stats(database, ns)
+    assert stats.own_indexes == 0
 
 
 async def test_quotes_and_backslashes_in_a_namespace_stay_in_its_predicate(

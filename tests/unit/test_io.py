@@ -182,7 +182,7 @@ def test_rendering() -> None:
     assert evidence_lines([]) == ["  (no evidence found)"]
     table = stats_lines([NamespaceStats(("a", "b"), observations=3, notes=2, merges=1)])
     assert table[0].split()[:3] == ["namespace", "observations", "notes"]
-    assert table[1].split() == ["a.b", "3", "2", "0", "1", "0", "0", "0", "0"]
+    assert table[1].split() == ["a.b", "3", "2", "0", "1", "0", "0", "0", "0", "0"]
     topics = [TopicInfo(i, f"t{i}", 3, ("x", "y", "z")) for i in range(3)]
     assert topic_lines(topics, limit=2) == [
         "  - t0 (3 keywords): x, y, z",
