@@ -56,7 +56,8 @@ def index_work(counted: int, existing: Sequence[NamespaceIndex], min_notes: int)
 async def ensure_namespace_indexes(
     database: Database, namespace: tuple[str, ...], min_notes: int
 ) -> tuple[Column, ...]:
-    """Give the namespace the own indexes it needs (see :func:`index_work`).
+    """Give the namespace the own indexes it needs (see :func:`index_work`), unless
+    another session is at it (it holds the namespace's index lock).
 
     Args:
         database: Where memory lives.
@@ -70,11 +71,14 @@ async def ensure_namespace_indexes(
         return ()
     async with Repository.open(database, autocommit=True) as repo:
         counted = await repo.counted_notes(namespace)
-        if counted < min_notes:
+        if counted < min_notes or not await repo.lock_namespace_indexes(namespace):
             return ()
-        work = index_work(counted, await repo.namespace_indexes(namespace), min_notes)
-        for table, column in work.drop:
-            await repo.drop_namespace_index(namespace, table, column)
-        for table, column in work.build:
-            await repo.build_namespace_index(namespace, table, column)
+        try:
+            work = index_work(counted, await repo.namespace_indexes(namespace), min_notes)
+            for table, column in work.drop:
+                await repo.drop_namespace_index(namespace, table, column)
+            for table, column in work.build:
+                await repo.build_namespace_index(namespace, table, column)
+        finally:
+            await repo.unlock_namespace_indexes(namespace)
     return work.build

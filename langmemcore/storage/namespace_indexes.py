@@ -42,10 +42,11 @@ __all__ = [
     "counted_notes",
     "create_index",
     "drop_index",
+    "existing_indexes",
     "index_name",
-    "namespace_indexes",
+    "lock_indexes",
     "own_index_names",
-    "valid_own_indexes",
+    "unlock_indexes",
 ]
 
 INDEX_PREFIX = "ix_ns_"
@@ -106,7 +107,7 @@ def drop_index(namespace: str, table: str, column: str) -> Prepared:
 
 
 @cache
-def _namespace_indexes() -> TextClause:
+def _existing_indexes() -> TextClause:
     return text(
         "SELECT c.relname, i.indisvalid, EXISTS (SELECT 1 FROM pg_stat_progress_create_index p "
         "WHERE p.index_relid = c.oid) FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
@@ -114,31 +115,32 @@ def _namespace_indexes() -> TextClause:
     ).bindparams(bindparam("names", type_=ARRAY(Text)))
 
 
-def namespace_indexes(namespace: str) -> Prepared:
-    """The catalogue's rows of ``namespace``'s own indexes: (name, valid, being built)."""
-    names = [index_name(namespace, t, c) for t, c in INDEXED_COLUMNS]
-    return Prepared(_namespace_indexes(), {"names": names})
-
-
-@cache
-def _valid_indexes() -> TextClause:
-    return text(
-        "SELECT c.relname FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
-        "WHERE c.relname = ANY(:names) AND i.indisvalid "
-        "AND c.relnamespace = to_regnamespace(current_schema())"
-    ).bindparams(bindparam("names", type_=ARRAY(Text)))
-
-
-def valid_own_indexes(names: dict[str, str]) -> Prepared:
-    """The valid indexes among ``names`` (index name -> its encoded namespace), as
-    :func:`own_index_names` gives them.
-    """
-    return Prepared(_valid_indexes(), {"names": list(names)})
-
-
 def own_index_names(namespaces: Sequence[str]) -> dict[str, str]:
     """Every own index name the encoded ``namespaces`` could have -> its namespace."""
     return {index_name(ns, t, c): ns for ns in namespaces for t, c in INDEXED_COLUMNS}
+
+
+def existing_indexes(names: Sequence[str]) -> Prepared:
+    """The catalogue's rows of the indexes among ``names`` (see :func:`own_index_names`):
+    (name, valid, being built).
+    """
+    return Prepared(_existing_indexes(), {"names": list(names)})
+
+
+_LOCK = text("SELECT pg_try_advisory_lock(hashtextextended(:ns, 2))")
+_UNLOCK = text("SELECT pg_advisory_unlock(hashtextextended(:ns, 2))")
+
+
+def lock_indexes(namespace: str) -> Prepared:
+    """Try to take the namespace's index lock (a session lock, apart from the construction
+    and topics locks' keys 0 and 1): true when taken, false when another session holds it.
+    """
+    return Prepared(_LOCK, {"ns": namespace})
+
+
+def unlock_indexes(namespace: str) -> Prepared:
+    """Release the namespace's index lock."""
+    return Prepared(_UNLOCK, {"ns": namespace})
 
 
 @cache
@@ -170,8 +172,18 @@ class NamespaceIndexAccess(SessionBound):
         """The namespace's own indexes that exist, built or not."""
         ns = encode_namespace(namespace)
         pairs = {index_name(ns, t, c): (t, c) for t, c in INDEXED_COLUMNS}
-        rows = await self._rows(namespace_indexes(ns))
+        rows = await self._rows(existing_indexes(list(pairs)))
         return [NamespaceIndex(*pairs[str(n)], bool(v), bool(b)) for n, v, b in rows]
+
+    async def lock_namespace_indexes(self, namespace: Sequence[str]) -> bool:
+        """Take the lock of the namespace's index upkeep for this session, unless another
+        session holds it (false then); release it with :meth:`unlock_namespace_indexes`.
+        """
+        return bool(await self._scalar(lock_indexes(encode_namespace(namespace))))
+
+    async def unlock_namespace_indexes(self, namespace: Sequence[str]) -> None:
+        """Release the lock :meth:`lock_namespace_indexes` took."""
+        await self._run(unlock_indexes(encode_namespace(namespace)))
 
     async def build_namespace_index(
         self, namespace: Sequence[str], table: str, column: str

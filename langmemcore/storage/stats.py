@@ -31,7 +31,7 @@ from langmemcore.storage.models import (
     Topic,
     TopicKeyword,
 )
-from langmemcore.storage.namespace_indexes import own_index_names, valid_own_indexes
+from langmemcore.storage.namespace_indexes import existing_indexes, own_index_names
 from langmemcore.storage.prepared import Prepared, text_param
 
 __all__ = [
@@ -194,9 +194,9 @@ async def memory_stats(
         for namespace, name, count in rows:
             found.setdefault(namespace, {})[name] = int(count)
         names = own_index_names(list(found))
-        for index in (await session.execute(*valid_own_indexes(names))).scalars():
+        for index, valid, _building in await session.execute(*existing_indexes(list(names))):
             counts = found[names[index]]
-            counts["own_indexes"] = counts.get("own_indexes", 0) + 1
+            counts["own_indexes"] = counts.get("own_indexes", 0) + int(valid)
     return [NamespaceStats(decode_namespace(ns), **counts) for ns, counts in sorted(found.items())]
 
 

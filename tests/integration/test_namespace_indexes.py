@@ -158,3 +158,18 @@ async def test_a_build_cut_off_is_dropped_and_built_again(
     assert built == (("notes", "embedding"),)
     assert all(valid for valid, _ in own_indexes(conn, name).values())
     assert await ensure_namespace_indexes(database, ns, SIZE) == ()
+
+
+async def test_a_namespace_whose_indexes_another_session_is_building_is_left_to_it(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...], conn: Any
+) -> None:
+    memory = Memory(database, embeddings, config=ConstructionConfig(topic_every=0))
+    await memory.aingest_many(ns, observations())
+    await memory.aevolve_topics(ns)
+    name = ".".join(ns)
+    conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 2))", (name,))
+    assert await ensure_namespace_indexes(database, ns, SIZE) == ()
+    assert own_indexes(conn, name) == {}
+    conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 2))", (name,))
+    assert await ensure_namespace_indexes(database, ns, SIZE) == INDEXED_COLUMNS
+    assert len(own_indexes(conn, name)) == len(INDEXED_COLUMNS)
