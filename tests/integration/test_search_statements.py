@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from langmemcore.config import RetrievalConfig
+from langmemcore.config import ConstructionConfig, RetrievalConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
 from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS, shared_channels
@@ -16,7 +16,9 @@ from langmemcore.retrieval.decompose import plan_query
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.search.fulltext_ranking import fulltext_ranking
 from langmemcore.storage.search.shared import SHARED_CHANNELS
+from langmemcore.storage.stats import list_topics
 from tests.integration.conftest import sql_statements
+from tests.integration.test_profiles import observations
 from tests.integration.test_retrieval import Built, RecordingEmbeddings, build
 
 QUERIES = (
@@ -158,3 +160,24 @@ async def test_full_text_with_every_term_at_the_cap_ranks_the_notes_holding_all(
         rarer = (await session.execute(loose.statement, loose.params)).all()
     assert sorted(i for i, _score in both) == sorted(ids[4:6])
     assert sorted(i for i, _score in rarer) == sorted([ids[3], *ids[4:7]])
+
+
+async def test_a_returned_note_carries_the_topic_sharing_most_of_its_keywords(
+    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...]
+) -> None:
+    config = ConstructionConfig(topic_every=0, topic_min_size=1)
+    memory = Memory(database, embeddings, config=config)
+    await memory.aingest_many(ns, observations())
+    await memory.aevolve_topics(ns)
+    topics = await list_topics(database, ns)
+    assert topics
+    notes = await memory.asearch(ns, "Nadia Lyon Hamburg dog nurse hospital")
+    assert notes
+    for note in notes:
+        shared = [(-len(set(note.keywords) & set(t.keywords)), t.label) for t in topics]
+        best = (
+            min((c, label) for c, label in shared if c < 0)
+            if any(c < 0 for c, _ in shared)
+            else None
+        )
+        assert note.topic == (best[1] if best else None)
