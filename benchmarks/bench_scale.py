@@ -406,7 +406,7 @@ async def _measure(
 ) -> None:
     """Recall of the vector channel and search latency per class."""
     vectors = bench.memory.embeddings.embed_documents(list(questions[: args.recall]))
-    for label, namespaces in classes.items():
+    for label, namespaces in classes.items() if vectors else ():
         with _phase(f"vector-channel recall, {label}"):
             mean, low = await bench.recall(namespaces, vectors)
         print(f"{label} vector-channel recall against exact: mean {mean:.3f}, lowest {low:.3f}")
@@ -486,7 +486,9 @@ def main() -> None:
     parser.add_argument("--smalls", type=int, default=10_000, help="small namespaces")
     parser.add_argument("--searched", type=int, default=200, help="small namespaces searched")
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--recall", type=int, default=100, help="questions for the recall check")
+    parser.add_argument(
+        "--recall", type=int, default=100, help="questions for the recall check (0: none)"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="alternated passes per class")
     parser.add_argument("--url", default=os.environ.get("DATABASE_URL"))
     parser.add_argument("--home", type=Path, help="embedded server's folder (default: a new one)")
