@@ -113,7 +113,10 @@ async def test_a_namespace_past_the_size_gets_indexes_of_its_own_the_planner_wal
 
 
 async def test_a_smaller_namespace_gets_none(
-    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...], conn: Any
+    database: Database,
+    embeddings: LocalEmbeddings,
+    ns: tuple[str, ...],
+    conn: psycopg.Connection[Any],
 ) -> None:
     config = ConstructionConfig(topic_every=0, namespace_index_notes=SIZE + 1)
     memory = Memory(database, embeddings, config=config)
@@ -161,7 +164,10 @@ async def test_a_build_cut_off_is_dropped_and_built_again(
 
 
 async def test_a_namespace_whose_indexes_another_session_is_building_is_left_to_it(
-    database: Database, embeddings: LocalEmbeddings, ns: tuple[str, ...], conn: Any
+    database: Database,
+    embeddings: LocalEmbeddings,
+    ns: tuple[str, ...],
+    conn: psycopg.Connection[Any],
 ) -> None:
     memory = Memory(database, embeddings, config=ConstructionConfig(topic_every=0))
     await memory.aingest_many(ns, observations())

@@ -38,9 +38,9 @@ def _evidence_select(namespace: Any) -> Select:
     """What packing reads of a note (see :func:`evidence_rows`), its sources and topic
     read in ``namespace`` (a bind parameter, or the note's own namespace column).
 
-    The topic is looked up from the note's keywords, gathered first into an array: joined
-    the other way, the planner walked every topic keyword of a large namespace for each
-    note (1,789 probes a note at 1M notes).
+    The topic is looked up from the note's keywords, gathered first into an array, so
+    that the planner starts from the note's few keywords, not from every topic keyword
+    of the namespace (BENCHMARKS.md, "Search at scale").
     """
     sources = (
         select(
