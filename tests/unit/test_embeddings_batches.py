@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from langmemcore.embeddings._local import MAX_PASS, TURN_TOKENS, token_batches
+import pytest
+
+from langmemcore.embeddings._local import MAX_PASS, TURN_TOKENS, _native_bf16, token_batches
 
 
 def test_turn_length_texts_go_batch_size_at_a_time() -> None:
@@ -40,3 +42,25 @@ def test_bulk_ingest_batches_double_up_to_the_batch_size_and_cover_everything() 
     assert bulk_batches(5, 64) == [range(0, 5)]
     assert bulk_batches(0, 64) == []
     assert [len(b) for b in bulk_batches(10, 4)] == [4, 4, 2]
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "native"),
+    [
+        ({"avx512_f": True, "avx512_bw": True, "avx512_vl": True, "avx512_dq": True}, False),
+        ({"avx2": True}, False),
+        ({"avx512_f": True, "avx512_bf16": True}, True),
+        ({"amx_tile": True, "amx_bf16": True}, True),
+    ],
+)
+def test_bf16_autocast_only_where_the_cpu_computes_bf16_natively(
+    monkeypatch: pytest.MonkeyPatch, capabilities: dict[str, bool], native: bool
+) -> None:
+    import torch
+
+    monkeypatch.setattr(torch.cpu, "get_capabilities", lambda: capabilities)
+    _native_bf16.cache_clear()
+    try:
+        assert _native_bf16() is native
+    finally:
+        _native_bf16.cache_clear()
