@@ -59,22 +59,25 @@ WHERE n.namespace = :namespace AND n.id = said.note_id
 """
 
 _VALID_TO = f"""
-UPDATE notes n SET valid_to = ended.at
-FROM (
-    SELECT t.id,
+WITH targets AS (
+    SELECT unnest(:ids) AS id
+    UNION
+    SELECT e.target_id FROM edges e
+    WHERE e.namespace = :namespace AND e.source_id = ANY(:ids) AND e.relation = '{SUPERSEDES}'
+    UNION
+    SELECT t.id FROM notes t
+    WHERE :ended AND t.namespace = :namespace AND t.valid_to IS NOT NULL
+), ended AS (
+    SELECT targets.id,
            (SELECT min(newer.valid_from)
             FROM edges e
             JOIN notes newer ON newer.namespace = e.namespace AND newer.id = e.source_id
-            WHERE e.namespace = :namespace AND e.target_id = t.id
+            WHERE e.namespace = :namespace AND e.target_id = targets.id
               AND e.relation = '{SUPERSEDES}') AS at
-    FROM notes t
-    WHERE t.namespace = :namespace
-      AND (t.id = ANY(:ids)
-           OR t.id IN (SELECT e.target_id FROM edges e
-                       WHERE e.namespace = :namespace AND e.source_id = ANY(:ids)
-                         AND e.relation = '{SUPERSEDES}')
-           OR (:ended AND t.valid_to IS NOT NULL))
-) ended
+    FROM targets
+)
+UPDATE notes n SET valid_to = ended.at
+FROM ended
 WHERE n.namespace = :namespace AND n.id = ended.id AND n.valid_to IS DISTINCT FROM ended.at
 """
 
