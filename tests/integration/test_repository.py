@@ -12,7 +12,9 @@ from langmemcore import InvalidInputError, ObservationConflictError
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.storage import Database, Repository
 from langmemcore.storage.models import Edge, Note, NoteKeyword, Observation
+from langmemcore.storage.notes.queries import gate_candidates
 from tests.integration.conftest import UNANALYSED
+from tests.integration.plans import add_filler_notes, analysed_plan, rows_read
 
 TEXTS = [
     "Caroline went to an LGBTQ support group meeting yesterday.",
@@ -295,3 +297,55 @@ async def test_insert_note_links_sources_and_keywords_and_edges_reach_only_activ
                 (targets[2], "supports", 0.5, "t"),
             ]
         )
+
+
+async def test_gate_candidates_sharing_a_keyword_are_the_newest_active_ones(
+    database: Database, database_url: str, ns: tuple[str, ...], embeddings: LocalEmbeddings
+) -> None:
+    vectors = embeddings.embed_documents(TEXTS)
+    held = [["lake"], ["lake", "race"], ["race"], ["lake"], ["pottery"]]
+    async with Repository.open(database) as repo:
+        names = ["lake", "race", "pottery"]
+        kw = await repo.upsert_keywords(ns, [(n, vectors[0]) for n in names])
+        ids = []
+        for i, words in enumerate(held):
+            obs = await repo.insert_observation(ns, f"k{i}", TEXTS[i], analysis=UNANALYSED)
+            ids.append(
+                await repo.insert_note(
+                    ns,
+                    context=TEXTS[i],
+                    embedding=vectors[i],
+                    keywords=words,
+                    source_ids=[obs.id],
+                    keyword_ids=[kw[w] for w in words],
+                )
+            )
+        archived = await repo._session.scalar(select(Note).where(Note.id == ids[3]))
+        assert archived is not None
+        archived.status = "archived"
+    other = (ns[0], ns[1] + "x")
+    async with Repository.open(database) as repo:
+        lake = await repo.upsert_keywords(other, [("lake", vectors[0])])
+        obs = await repo.insert_observation(other, "o", TEXTS[5], analysis=UNANALYSED)
+        in_other = await repo.insert_note(
+            other,
+            context=TEXTS[5],
+            embedding=vectors[5],
+            keywords=["lake"],
+            source_ids=[obs.id],
+            keyword_ids=[lake["lake"]],
+        )
+    add_filler_notes(database_url, ".".join(other), in_other, 2000, keywords=["lake"])
+    add_filler_notes(database_url, ".".join(ns), ids[4], 1000)
+
+    async def sharing(keywords: list[str], keyword_k: int) -> set[int]:
+        async with Repository.open(database, autocommit=True) as repo:
+            rows = await repo.gate_candidates(ns, vectors[0], keywords, k=0, keyword_k=keyword_k)
+        return {row[0] for row in rows}
+
+    assert await sharing(["lake", "race"], 2) == {ids[2], ids[1]}
+    assert await sharing(["lake", "race"], 5) == {ids[2], ids[1], ids[0]}
+    assert await sharing(["pottery"], 5) == {ids[4]}
+    assert await sharing(["no such keyword"], 5) == set()
+    prepared = gate_candidates(".".join(ns), vectors[0], ["lake"], k=0, keyword_k=2)
+    assert rows_read(analysed_plan(database_url, prepared), "notes") <= 20

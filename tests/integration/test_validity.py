@@ -11,7 +11,6 @@ from datetime import datetime, timedelta
 
 import psycopg
 import pytest
-from sqlalchemy import create_engine, text
 
 from langmemcore.config import ConstructionConfig
 from langmemcore.embeddings import LocalEmbeddings
@@ -21,6 +20,7 @@ from langmemcore.storage import Database, Repository, downgrade, upgrade
 from langmemcore.storage.notes.validity_queries import refresh_valid_to
 from tests.conftest import libpq_url
 
+from .plans import add_filler_notes, analysed_plan, rows_read
 from .test_profiles import MOVE_MERGED_INTO_A_VISIT, NADIA, T0, observations
 
 Validity = tuple[datetime | None, datetime | None]
@@ -183,43 +183,12 @@ async def test_a_search_returns_validity_as_it_stood_at_its_reference_time(
     assert document.metadata["valid_to"] == day(30).isoformat()
 
 
-def notes_rows_read(plan: object) -> int:
-    """Rows of ``notes`` a plan's scans read, filtered out ones included."""
-    if isinstance(plan, list):
-        return sum(notes_rows_read(node) for node in plan)
-    if not isinstance(plan, dict):
-        return 0
-    read = 0
-    if plan.get("Relation Name") == "notes" and "Scan" in plan.get("Node Type", ""):
-        kept = plan.get("Actual Rows", 0) * plan.get("Actual Loops", 1)
-        read = kept + plan.get("Rows Removed by Filter", 0)
-    return read + sum(notes_rows_read(value) for value in plan.values())
-
-
 async def test_deriving_validity_again_reads_the_notes_it_names_not_the_namespace(
     memory: Memory, database_url: str, ns: tuple[str, ...]
 ) -> None:
     report = await memory.aingest_many(ns, observations())
     lyon, _nurse, hamburg, _max_died = (r.note_id for r in report.results)
     name = ".".join(ns)
-    engine = create_engine(database_url)
-    with engine.begin() as conn:
-        conn.execute(
-            text(
-                "INSERT INTO notes (namespace, context, embedding, thread_embedding) "
-                "SELECT namespace, context || ' ' || g, embedding, thread_embedding "
-                "FROM notes, generate_series(1, 1000) g WHERE namespace = :ns AND id = :id"
-            ),
-            {"ns": name, "id": lyon},
-        )
-    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-        conn.execute(text("ANALYZE notes"))
-    statement, params = refresh_valid_to(name, [hamburg])
-    with engine.connect() as conn:
-        compiled = statement.compile(dialect=conn.dialect)
-        (plan,) = conn.exec_driver_sql(
-            "EXPLAIN (ANALYZE, FORMAT JSON) " + str(compiled), compiled.construct_params(params)
-        ).one()
-        conn.rollback()
-    engine.dispose()
-    assert 0 < notes_rows_read(plan) <= 20
+    add_filler_notes(database_url, name, lyon, 1000)
+    plan = analysed_plan(database_url, refresh_valid_to(name, [hamburg]))
+    assert 0 < rows_read(plan, "notes") <= 20

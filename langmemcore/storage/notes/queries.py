@@ -26,6 +26,7 @@ from sqlalchemy import (
     insert,
     select,
     text,
+    true,
     update,
 )
 from sqlalchemy.dialects.postgresql import JSONB
@@ -33,6 +34,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from langmemcore.storage.models import (
     ACTIVE,
+    Keyword,
     Note,
     NoteKeyword,
     NoteSource,
@@ -192,6 +194,36 @@ def insert_note_with_links(
     )
 
 
+def _newest_sharing(namespace: Any) -> Select[Any]:
+    """The ``keyword_k`` newest active notes holding one of ``keywords``: each keyword's
+    newest ones read backwards along ``note_keywords``' ``(namespace, keyword_id,
+    note_id)`` index, then the newest of those, so that a rare keyword costs a few index
+    entries instead of a walk through the namespace's notes, newest first, in search of it.
+    """
+    limit = number("keyword_k")
+    newest = (
+        select(NoteKeyword.note_id)
+        .join(Note, (Note.namespace == NoteKeyword.namespace) & (Note.id == NoteKeyword.note_id))
+        .where(
+            NoteKeyword.namespace == namespace,
+            NoteKeyword.keyword_id == Keyword.id,
+            Note.status == ACTIVE,
+        )
+        .order_by(NoteKeyword.note_id.desc())
+        .limit(limit)
+        .lateral("newest")
+    )
+    return (
+        select(newest.c.note_id)
+        .distinct()
+        .select_from(Keyword)
+        .join(newest, true())
+        .where(Keyword.namespace == namespace, Keyword.name == any_(text_array("keywords")))
+        .order_by(newest.c.note_id.desc())
+        .limit(limit)
+    )
+
+
 @cache
 def _gate_candidates(with_keywords: bool) -> Select:
     namespace, vector = text_param("namespace"), vector_bind()
@@ -203,17 +235,7 @@ def _gate_candidates(with_keywords: bool) -> Select:
     )
     ids = nearest
     if with_keywords:
-        sharing = (
-            select(Note.id)
-            .where(
-                Note.namespace == namespace,
-                Note.status == ACTIVE,
-                Note.keywords.overlap(text_array("keywords")),
-            )
-            .order_by(Note.id.desc())
-            .limit(number("keyword_k"))
-        )
-        ids = nearest.union(sharing)  # type: ignore[assignment]
+        ids = nearest.union(_newest_sharing(namespace))  # type: ignore[assignment]
     sources = (
         select(func.count())
         .where(NoteSource.namespace == namespace, NoteSource.note_id == Note.id)
