@@ -68,13 +68,16 @@ def _native_bf16() -> bool:
     """
     import torch
 
-    capabilities = torch.cpu.get_capabilities()
+    get_capabilities = getattr(torch.cpu, "get_capabilities", None)
+    if get_capabilities is None:  # an older torch cannot tell
+        return False
+    capabilities = get_capabilities()
     return bool(capabilities.get("avx512_bf16") or capabilities.get("amx_bf16"))
 
 
 def _precision() -> AbstractContextManager[Any]:
-    """bf16 autocast where the CPU computes bf16 natively; else nothing (fp32), since even
-    a disabled autocast costs a pass about 2 ms.
+    """bf16 autocast where the CPU computes bf16 natively; else no context at all (fp32):
+    even a disabled autocast adds work to every pass.
     """
     import torch
 

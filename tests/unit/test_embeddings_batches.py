@@ -64,3 +64,16 @@ def test_bf16_autocast_only_where_the_cpu_computes_bf16_natively(
         assert _native_bf16() is native
     finally:
         _native_bf16.cache_clear()
+
+
+def test_a_torch_that_cannot_tell_its_cpu_capabilities_gets_fp32(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import torch
+
+    monkeypatch.delattr(torch.cpu, "get_capabilities")
+    _native_bf16.cache_clear()
+    try:
+        assert _native_bf16() is False
+    finally:
+        _native_bf16.cache_clear()
