@@ -3,7 +3,7 @@ for tests that a statement reads the rows it names, not a whole namespace."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import create_engine, text
@@ -36,17 +36,27 @@ def analysed_plan(database_url: str, prepared: Prepared) -> Any:
     return plan
 
 
+def plan_nodes(plan: Any) -> Iterator[dict[str, Any]]:
+    """Every node of a JSON plan (and every other object in it), depth first."""
+    if isinstance(plan, dict):
+        yield plan
+        for value in plan.values():
+            yield from plan_nodes(value)
+    elif isinstance(plan, list):
+        for value in plan:
+            yield from plan_nodes(value)
+
+
 def rows_read(plan: Any, relation: str) -> int:
     """Rows of ``relation`` the plan's scans read, those its filters removed included."""
-    if isinstance(plan, list):
-        return sum(rows_read(node, relation) for node in plan)
-    if not isinstance(plan, dict):
-        return 0
-    read = 0
-    if plan.get("Relation Name") == relation and "Scan" in plan.get("Node Type", ""):
-        kept = plan.get("Actual Rows", 0) * plan.get("Actual Loops", 1)
-        read = int(kept + plan.get("Rows Removed by Filter", 0))
-    return read + sum(rows_read(value, relation) for value in plan.values())
+    return sum(
+        int(
+            node.get("Actual Rows", 0) * node.get("Actual Loops", 1)
+            + node.get("Rows Removed by Filter", 0)
+        )
+        for node in plan_nodes(plan)
+        if node.get("Relation Name") == relation and "Scan" in node.get("Node Type", "")
+    )
 
 
 def add_filler_notes(

@@ -29,6 +29,7 @@ from langmemcore.storage.namespace_indexes import (
 from langmemcore.storage.stats import memory_stats
 from tests.conftest import libpq_url
 
+from .plans import plan_nodes
 from .test_profiles import observations
 
 SIZE = 4
@@ -80,18 +81,7 @@ def walked_index(conn: psycopg.Connection[Any], namespace: str) -> set[str]:
         (plan,) = conn.execute(
             "EXPLAIN (FORMAT JSON) " + CHANNEL, (namespace, ["active"], vector)
         ).fetchone()
-    return set(_index_names(plan))
-
-
-def _index_names(node: Any) -> Iterator[str]:
-    if isinstance(node, dict):
-        if "Index Name" in node:
-            yield node["Index Name"]
-        for value in node.values():
-            yield from _index_names(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _index_names(value)
+    return {node["Index Name"] for node in plan_nodes(plan) if "Index Name" in node}
 
 
 async def test_a_namespace_past_the_size_gets_indexes_of_its_own_the_planner_walks(
