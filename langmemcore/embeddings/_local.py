@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import cache
 from typing import Any
 
@@ -86,6 +87,33 @@ def _precision() -> AbstractContextManager[Any]:
     return nullcontext()
 
 
+def _pass_tokens(lengths: list[int]) -> int:
+    """Tokens of one forward pass over texts of these character lengths, padded to the
+    longest (about four characters a token, three special tokens).
+    """
+    return len(lengths) * (max(lengths) // 4 + 3)
+
+
+@contextmanager
+def _threads(tokens: int) -> Iterator[None]:
+    """One CPU thread for a pass of at most a turn's tokens (a query with its neutral
+    form, say), which a second thread does not make faster; torch's own setting for
+    larger ones. A single thread leaves the other cores to the database while a search
+    embeds its query.
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    if tokens > TURN_TOKENS or before == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def token_batches(lengths: list[int], batch_size: int) -> list[range]:
     """Split texts sorted by decreasing length into forward passes of similar cost.
 
@@ -104,8 +132,7 @@ def token_batches(lengths: list[int], batch_size: int) -> list[range]:
     passes: list[range] = []
     start = 0
     while start < len(lengths):
-        longest = lengths[start] // 4 + 3
-        size = max(1, min(MAX_PASS, budget // longest))
+        size = max(1, min(MAX_PASS, budget // _pass_tokens(lengths[start : start + 1])))
         passes.append(range(start, min(start + size, len(lengths))))
         start += size
     return passes
@@ -153,7 +180,8 @@ class LocalEmbeddings(Embeddings):
         rows: list[list[float]] = [[] for _ in texts]
         for chunk in token_batches([len(texts[i]) for i in order], self.batch_size):
             indices = [order[j] for j in chunk]
-            with _encode_lock, _precision():
+            tokens = _pass_tokens([len(texts[i]) for i in indices])
+            with _encode_lock, _precision(), _threads(tokens):
                 vectors = model.encode(
                     [texts[i] for i in indices],
                     batch_size=len(indices),

@@ -36,6 +36,7 @@ from langmemcore.text import TimeMention
 
 __all__ = [
     "CHANNEL_FUNCTIONS",
+    "TEXT_CHANNELS",
     "channel_weight",
     "neighbour_channel",
     "neighbour_ranking",
@@ -73,6 +74,8 @@ class QueryPlan:
             (:func:`~langmemcore.retrieval.state_question.state_question`).
         profile: What it asks of the profile of one of ``subjects``
             (:func:`~langmemcore.profiles.question.parse_profile_question`).
+        described: Whether ``topic`` is an LLM's description (embedded on its own) rather
+            than the query's content words (for which the query's vector stands).
     """
 
     text: str
@@ -90,6 +93,7 @@ class QueryPlan:
     speakers: tuple[str, ...] | None = None
     state: StateQuestion | None = None
     profile: ProfileQuestion | None = None
+    described: bool = False
 
     @property
     def speaker_query(self) -> tuple[float, ...]:
@@ -276,6 +280,11 @@ async def profile_channel(
         return []
     ranking = await profile_ranking(repo, ns, plan.profile, plan.times)
     return ranking[: config.depth]
+
+
+TEXT_CHANNELS = frozenset({"fulltext", "time"})
+"""Channels that read only the query's text and the periods it names, no vector: a
+search's first round ranks them while the query is embedded."""
 
 
 ChannelFunction = Callable[

@@ -34,6 +34,8 @@ __all__ = [
     "PLAN_VECTORS",
     "CueLookup",
     "Cues",
+    "draft_query",
+    "embed_plan",
     "plan_query",
     "speaker_query_text",
     "stored_cues",
@@ -108,21 +110,37 @@ async def _intent(
     return intent.topic_desc, keywords, True
 
 
-async def _vectors(
+async def embed_plan(
     plan: QueryPlan,
     embeddings: Embeddings,
-    vectors: Collection[str],
-    described: bool,
-    known: Mapping[str, Sequence[float]] | None,
-    lookup: CueLookup | None,
-    speakers: bool,
+    *,
+    vectors: Collection[str] = PLAN_VECTORS,
+    known: Mapping[str, Sequence[float]] | None = None,
+    lookup: CueLookup | None = None,
+    speakers: bool = False,
 ) -> QueryPlan:
-    """``plan`` with the vectors in ``vectors``, embedded in one batch: the query text
-    (standing for an offline topic, which is only the query's content words), an LLM's
-    topic description, the speaker channel's text (when ``speakers`` and the query names
-    speakers memory has), then keywords without a known or stored vector; with the names
-    found to be speakers (``speakers``, when ``lookup`` was asked).
+    """``plan`` (a :func:`draft_query`) with the vectors in ``vectors``, embedded in one
+    batch: the query text (standing for an offline topic, which is only the query's
+    content words), an LLM's topic description, the speaker channel's text (when
+    ``speakers`` and the query names speakers memory has), then keywords without a known
+    or stored vector; with the names found to be speakers (``speakers``, when ``lookup``
+    was asked).
+
+    Args:
+        plan: The drafted plan.
+        embeddings: Embedder of the query, its topic and keywords.
+        vectors: Which of :data:`PLAN_VECTORS` to fill (the others stay empty: a round
+            whose channels do not read them skips the embedding). Offline the topic
+            description is the query's content words, and the query's own vector
+            stands for it; an LLM's topic description is embedded.
+        known: Keyword embeddings already at hand (e.g. from an earlier round).
+        lookup: Finds stored embeddings of the keywords not in ``known`` (the rest are
+            embedded) and, with ``speakers``, which names the query gives are speakers.
+        speakers: Whether a query naming speakers memory has (asked of ``lookup``) also
+            gets a vector of its text with their names made neutral, for the speaker
+            channel (see :func:`speaker_query_text`).
     """
+    described = plan.described
     keywords = plan.keywords if "keywords" in vectors else ()
     found = {k: v for k, v in (known or {}).items() if k in keywords}
     missing = [k for k in keywords if k not in found]
@@ -152,6 +170,56 @@ async def _vectors(
     )
 
 
+async def draft_query(
+    text: str,
+    *,
+    llm: BaseChatModel | None = None,
+    round: int = 0,
+    reference: datetime | None = None,
+    retries: int = 1,
+    keywords: Sequence[str] | None = None,
+    subjects: Sequence[str] = (),
+) -> QueryPlan:
+    """Decompose a (sub-)query, not yet embedded: its text analysis (or the LLM's topic
+    description and keywords), the times and names it gives, the state and the profile
+    it asks about. The channels that read only text run on it (see
+    :data:`~langmemcore.retrieval.channels.TEXT_CHANNELS`); :func:`embed_plan` adds the
+    vectors.
+
+    Args:
+        text: The query.
+        llm: Optional chat model for the query-intent prompt.
+        round: Refinement round the plan belongs to.
+        reference: Time that relative dates in the query refer to.
+        retries: LLM retries before the offline fallback.
+        keywords: The query's keywords when the caller knows them (a sub-query built from
+            keywords); then neither the text analysis nor the LLM extracts them.
+        subjects: The namespace's profile subjects (for the profile channel).
+    """
+    analysis = analyze_query(text, reference)
+    given = tuple(keywords) if keywords else None
+    topic, words, described = analysis.topic, given or analysis.keywords, False
+    if llm is not None and given is None:
+        topic, words, described = await _intent(text, llm, retries, (topic, words))
+    return QueryPlan(
+        text=text,
+        topic=topic,
+        keywords=words,
+        entities=analysis.entities,
+        times=analysis.times,
+        vector=(),
+        topic_vector=(),
+        keyword_vectors=(),
+        round=round,
+        subjects=tuple(subjects),
+        state=state_question(text, analysis.times, analysis.entities),
+        profile=parse_profile_question(text, subjects, reference=reference, times=analysis.times)
+        if subjects
+        else None,
+        described=described,
+    )
+
+
 async def plan_query(
     text: str,
     embeddings: Embeddings,
@@ -167,48 +235,18 @@ async def plan_query(
     subjects: Sequence[str] = (),
     speakers: bool = False,
 ) -> QueryPlan:
-    """Decompose and embed a (sub-)query, in one embedding call at most.
-
-    Args:
-        text: The query.
-        embeddings: Embedder of the query, its topic and keywords.
-        llm: Optional chat model for the query-intent prompt.
-        round: Refinement round the plan belongs to.
-        reference: Time that relative dates in the query refer to.
-        retries: LLM retries before the offline fallback.
-        vectors: Which of :data:`PLAN_VECTORS` to fill (the others stay empty: a round
-            whose channels do not read them skips the embedding). Offline the topic
-            description is the query's content words, and the query's own vector
-            stands for it; an LLM's topic description is embedded.
-        known: Keyword embeddings already at hand (e.g. from an earlier round).
-        lookup: Finds stored embeddings of the keywords not in ``known`` (the rest are
-            embedded) and, with ``speakers``, which names the query gives are speakers.
-        keywords: The query's keywords when the caller knows them (a sub-query built from
-            keywords); then neither the text analysis nor the LLM extracts them.
-        subjects: The namespace's profile subjects (for the profile channel).
-        speakers: Whether a query naming speakers memory has (asked of ``lookup``) also
-            gets a vector of its text with their names made neutral, for the speaker
-            channel (see :func:`speaker_query_text`).
+    """Decompose and embed a (sub-)query, in one embedding call at most:
+    :func:`draft_query`, then :func:`embed_plan` (their arguments).
     """
-    analysis = analyze_query(text, reference)
-    given = tuple(keywords) if keywords else None
-    topic, words, described = analysis.topic, given or analysis.keywords, False
-    if llm is not None and given is None:
-        topic, words, described = await _intent(text, llm, retries, (topic, words))
-    plan = QueryPlan(
-        text=text,
-        topic=topic,
-        keywords=words,
-        entities=analysis.entities,
-        times=analysis.times,
-        vector=(),
-        topic_vector=(),
-        keyword_vectors=(),
+    draft = await draft_query(
+        text,
+        llm=llm,
         round=round,
-        subjects=tuple(subjects),
-        state=state_question(text, analysis.times, analysis.entities),
-        profile=parse_profile_question(text, subjects, reference=reference, times=analysis.times)
-        if subjects
-        else None,
+        reference=reference,
+        retries=retries,
+        keywords=keywords,
+        subjects=subjects,
     )
-    return await _vectors(plan, embeddings, vectors, described, known, lookup, speakers)
+    return await embed_plan(
+        draft, embeddings, vectors=vectors, known=known, lookup=lookup, speakers=speakers
+    )

@@ -20,10 +20,12 @@ the evidence pool never shrinks: a sub-query's notes join the fusion with a lowe
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -32,13 +34,14 @@ from langgraph.types import Send
 from langmemcore._errors import LLMOutputError, LLMUnavailableError
 from langmemcore.config import RetrievalConfig
 from langmemcore.retrieval.channels import (
+    TEXT_CHANNELS,
     channel_groups,
     channel_weight,
     neighbour_ranking,
     run_channels,
 )
 from langmemcore.retrieval.cost import count
-from langmemcore.retrieval.decompose import plan_query, stored_cues
+from langmemcore.retrieval.decompose import draft_query, embed_plan, plan_query, stored_cues
 from langmemcore.retrieval.fusion import ChannelRanking, Fused, fuse
 from langmemcore.retrieval.pack import RetrievedNote, pack_notes
 from langmemcore.retrieval.profile_channel import order_by_profile, search_subjects
@@ -54,33 +57,66 @@ __all__ = ["RetrievalContext", "RetrievalInput", "RetrievalState", "build_retrie
 
 _log = logging.getLogger("langmemcore.retrieval")
 
+_T = TypeVar("_T")
+_U = TypeVar("_U")
+
 
 SEEDED_CHANNELS = frozenset({"neighbour", "propagation"})
 """Channels that start from the fused notes, so they run after the fusion."""
 
 
 async def decompose(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
-    """Decompose and embed the query."""
-    ctx, config = runtime.context, runtime.context.config
-    subjects = await search_subjects(ctx.database, state["namespace"], config)
-    plan = await plan_query(
-        state["query"],
+    """Decompose and embed the query; the round's text channels (see
+    :data:`~langmemcore.retrieval.channels.TEXT_CHANNELS`) rank meanwhile, on a
+    connection of their own.
+    """
+    ctx, config, ns = runtime.context, runtime.context.config, state["namespace"]
+    channels = _round_channels(config, 0)
+    subjects = await search_subjects(ctx.database, ns, config)
+    draft = await draft_query(
+        state["query"], llm=ctx.llm, reference=reference_time(state), subjects=subjects
+    )
+    early = tuple(c for c in channels if c in TEXT_CHANNELS)
+    embedding = embed_plan(
+        draft,
         ctx.embeddings,
-        llm=ctx.llm,
-        lookup=stored_cues(ctx.database, state["namespace"]),
-        subjects=subjects,
-        reference=reference_time(state),
+        lookup=stored_cues(ctx.database, ns),
         vectors=_first_vectors(config),
         speakers=config.speaker_query_neutral_names and "speaker" in config.channels,
     )
+    rankings: list[ChannelRanking] = []
+    if early:
+        plan, rankings = await _beside(
+            embedding, run_channels(ctx.database, early, ns, draft, config)
+        )
+        count(channel_calls=len(rankings))
+    else:
+        plan = await embedding
     count(searches=1)
     return {
         "plan": plan,
         "current": plan,
         "asked": [state["query"]],
-        "channels": _round_channels(config, 0),
+        "channels": channels,
+        "rankings": rankings,
         "refinable": config.max_rounds > 1 and bool(_round_channels(config, 1)),
     }
+
+
+async def _beside(main: Awaitable[_T], side: Awaitable[_U]) -> tuple[_T, _U]:
+    """``main``'s and ``side``'s results, the two run at once; when ``main`` fails,
+    ``side`` is cancelled and finished before the error goes on, so nothing is left
+    running (or failing unseen) after the step.
+    """
+    task = asyncio.ensure_future(side)
+    try:
+        first = await main
+    except BaseException:
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+        raise
+    return first, await task
 
 
 def reference_time(state: RetrievalState) -> datetime:
@@ -88,30 +124,40 @@ def reference_time(state: RetrievalState) -> datetime:
     return state.get("as_of") or datetime.now(UTC)
 
 
-def fan_out(state: RetrievalState) -> list[Send] | Literal["channel_fuse_pack"]:
-    """One ``channel`` task per group of channels the current (sub-)query runs: the
-    channels that share one statement together, each other one alone (see
-    :func:`~langmemcore.retrieval.channels.channel_groups`); or ``channel_fuse_pack`` when
-    the search runs straight through (see :func:`runs_straight`).
+def fan_out(state: RetrievalState) -> list[Send] | Literal["channel_fuse_pack", "fuse"]:
+    """One ``channel`` task per group of the channels the current (sub-)query has still
+    to rank (see :func:`unranked`): the channels that share one statement together, each
+    other one alone (see :func:`~langmemcore.retrieval.channels.channel_groups`); or
+    ``channel_fuse_pack`` when the search runs straight through (see
+    :func:`runs_straight`), or ``fuse`` when every channel has ranked.
     """
     if runs_straight(state):
         return "channel_fuse_pack"
-    runnable = [c for c in state["channels"] if c not in SEEDED_CHANNELS]
-    return [
+    sends = [
         Send("channel", {"namespace": state["namespace"], "current": state["current"], "group": g})
-        for g in channel_groups(runnable)
+        for g in channel_groups(unranked(state))
     ]
+    return sends or "fuse"
+
+
+def unranked(state: RetrievalState) -> list[str]:
+    """The current round's channels still to rank: not seeded by the fusion, and not
+    already ranked (the first round's text channels rank while the query is embedded).
+    """
+    round = state["current"].round
+    ranked = {r.channel for r in state.get("rankings", []) if r.round == round}
+    return [c for c in state["channels"] if c not in SEEDED_CHANNELS and c not in ranked]
 
 
 def runs_straight(state: RetrievalState) -> bool:
     """Whether nothing branches between the channels and packing: one group of channels
-    (one task), no channel seeded by the fusion, no sub-query round to follow.
+    left to rank at most (one task), no channel seeded by the fusion, no sub-query round
+    to follow.
     """
-    channels = state["channels"]
     return (
         not state.get("refinable")
-        and not SEEDED_CHANNELS & set(channels)
-        and len(channel_groups(channels)) == 1
+        and not SEEDED_CHANNELS & set(state["channels"])
+        and len(channel_groups(unranked(state))) <= 1
     )
 
 
@@ -136,11 +182,12 @@ async def channel_fuse_pack(state: RetrievalState, runtime: Ctx) -> dict[str, An
     """``channel``, ``fuse`` and ``pack`` one after another in one superstep, for a search
     that runs straight through (:func:`runs_straight`): the same work, the same state.
     """
-    (group,) = channel_groups(state["channels"])
-    rankings = (await channel({**state, "group": group}, runtime))["rankings"]
+    groups = channel_groups(unranked(state))
+    ranked = (await channel({**state, "group": groups[0]}, runtime))["rankings"] if groups else []
+    rankings = [*state.get("rankings", []), *ranked]
     fused = (await fuse_node({**state, "rankings": rankings}, runtime))["fused"]
     results = await pack({**state, "rankings": rankings, "fused": fused}, runtime)
-    return {"rankings": rankings, "fused": fused, **results}
+    return {"rankings": ranked, "fused": fused, **results}
 
 
 async def fuse_node(state: RetrievalState, runtime: Ctx) -> dict[str, Any]:
@@ -378,13 +425,13 @@ def build_retrieval_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_node("pack", pack)
     graph.add_node("channel_fuse_pack", channel_fuse_pack)
     graph.add_edge(START, "decompose")
-    graph.add_conditional_edges("decompose", fan_out, ["channel", "channel_fuse_pack"])
+    graph.add_conditional_edges("decompose", fan_out, ["channel", "channel_fuse_pack", "fuse"])
     graph.add_edge("channel", "fuse")
     graph.add_conditional_edges("fuse", route_after_fusion)
     graph.add_conditional_edges("propagate", route_after_fuse)
     graph.add_conditional_edges("expand", route_after_expand)
     graph.add_conditional_edges("sufficiency", route_after_sufficiency)
-    graph.add_conditional_edges("refine", fan_out, ["channel", "channel_fuse_pack"])
+    graph.add_conditional_edges("refine", fan_out, ["channel", "channel_fuse_pack", "fuse"])
     graph.add_edge("pack", END)
     graph.add_edge("channel_fuse_pack", END)
     return graph.compile(name="langmemcore-retrieval")

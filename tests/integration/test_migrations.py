@@ -86,6 +86,17 @@ def test_catalog_has_hnsw_and_gin_indexes(fresh_database_url: str) -> None:
     assert "ix_notes_tsv_gin" not in gin
     covering = indexes["ix_note_keywords_namespace_keyword_note"]
     assert "(namespace, keyword_id, note_id)" in covering
+    assert "ix_notes_keywords_gin" not in indexes  # read by no statement (0016)
+
+
+def test_the_unread_keyword_array_index_comes_back_on_downgrade(fresh_database_url: str) -> None:
+    db = Database(fresh_database_url)
+    upgrade(db)
+    downgrade(db, revision="0015")
+    _, indexes = catalog(fresh_database_url)
+    assert "USING gin (keywords)" in indexes["ix_notes_keywords_gin"]
+    upgrade(db)
+    assert "ix_notes_keywords_gin" not in catalog(fresh_database_url)[1]
 
 
 def test_dimensions_are_chosen_at_setup(fresh_database_url: str) -> None:

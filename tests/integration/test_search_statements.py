@@ -4,6 +4,7 @@ statements (so that a change adding round trips fails here)."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 
 import pytest
@@ -11,9 +12,11 @@ import pytest
 from langmemcore.config import ConstructionConfig, RetrievalConfig
 from langmemcore.embeddings import LocalEmbeddings
 from langmemcore.memory import Memory
+from langmemcore.retrieval import RetrievalContext, build_retrieval_graph
 from langmemcore.retrieval.channels import CHANNEL_FUNCTIONS, shared_channels
 from langmemcore.retrieval.decompose import plan_query
 from langmemcore.storage import Database, Repository
+from langmemcore.storage.diagnostics import statement_hooks
 from langmemcore.storage.search.fulltext_ranking import fulltext_ranking
 from langmemcore.storage.search.shared import SHARED_CHANNELS
 from langmemcore.storage.stats import list_topics
@@ -76,22 +79,22 @@ async def test_time_channel_in_the_shared_statement_finds_the_named_month(
     assert found == {"time": [built.ids["race"], built.ids["parade"]]}
 
 
-async def test_an_offline_default_search_sends_five_statements_and_one_for_a_state(
+async def test_an_offline_default_search_sends_six_statements_and_one_for_a_state(
     built: Built, database: Database
 ) -> None:
-    # the query's cues (stored keyword vectors, which names are speakers), the shared
-    # channels (vector, speaker, full text, time; keyword with a chat model), the pool's
-    # embeddings for diversity, the evidence of the notes returned, the query log (the
-    # neighbour channel runs with a chat model only); a question
-    # about a state (here: in a named month) also reads the returned notes' gate edges,
-    # for supersession
+    # the query's cues (stored keyword vectors, which names are speakers), the text
+    # channels (full text, time) while the query is embedded, the other shared channels
+    # (vector, speaker; keyword with a chat model), the pool's embeddings for diversity,
+    # the evidence of the notes returned, the query log (the neighbour channel runs with
+    # a chat model only); a question about a state (here: in a named month) also reads
+    # the returned notes' gate edges, for supersession
     recording = RecordingEmbeddings()
     memory = Memory(database, recording)
     query = "Did Melanie paint the lake at sunrise in May 2023?"
     with sql_statements(database) as sent:
         found = await memory.asearch(built.namespace, query)
     assert found[0].note_id == built.ids["sunrise"]
-    assert len(sent) == 6
+    assert len(sent) == 7
     # one batch: the query and the speaker channel's neutral query; offline the keyword
     # channel does not run, so no keyword is embedded
     neutral = "Did someone paint the lake at sunrise in May 2023?"
@@ -100,11 +103,11 @@ async def test_an_offline_default_search_sends_five_statements_and_one_for_a_sta
     with sql_statements(database) as sent:
         plain = await memory.asearch(built.namespace, query, config=no_state)
     assert plain[0].note_id == built.ids["sunrise"]
-    assert len(sent) == 5
+    assert len(sent) == 6
     # without diversity the evidence of the best notes is read with no embeddings first
     with sql_statements(database) as sent:
         await memory.asearch(built.namespace, query, config=RetrievalConfig(diversity=0.0))
-    assert len(sent) == 5
+    assert len(sent) == 6
     off = RetrievalConfig(speaker_query_neutral_names=False)
     # a fresh memory: the first one holds the query's vectors and embeds nothing again
     await Memory(database, recording).asearch(built.namespace, query, config=off)
@@ -181,3 +184,50 @@ async def test_a_returned_note_carries_the_topic_sharing_most_of_its_keywords(
             else None
         )
         assert note.topic == (best[1] if best else None)
+
+
+class WaitingEmbeddings(RecordingEmbeddings):
+    """The real embedder, which embeds a batch only once a full-text statement was sent
+    (or gives up after ``patience`` seconds and says so)."""
+
+    def __init__(self, patience: float) -> None:
+        super().__init__()
+        self.fulltext_sent = threading.Event()
+        self.patience = patience
+        self.waited_in_vain = False
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.waited_in_vain = not self.fulltext_sent.wait(self.patience)
+        return super().embed_documents(texts)
+
+
+async def test_the_text_channels_rank_while_the_query_is_embedded(
+    built: Built, database: Database
+) -> None:
+    # the embedder holds the query's batch until the full-text statement is sent: a
+    # search that ranked full text only after the embedding would wait in vain
+    embeddings = WaitingEmbeddings(patience=10.0)
+    memory = Memory(database, embeddings)
+    query = "Did Melanie paint the lake at sunrise in May 2023?"
+
+    def seen(statement: str) -> None:
+        if "to_tsvector" in statement:
+            embeddings.fulltext_sent.set()
+
+    with statement_hooks(database, seen):
+        found = await memory.asearch(built.namespace, query)
+    assert not embeddings.waited_in_vain
+    assert found[0].note_id == built.ids["sunrise"]
+    # and they rank as they do in the shared statement, after the embedding
+    plan = await plan_query(query, LocalEmbeddings())
+    async with Repository.open(database, autocommit=True) as repo:
+        together = await shared_channels(
+            repo, built.namespace, ("fulltext", "time"), plan, RetrievalConfig()
+        )
+    early = await build_retrieval_graph().ainvoke(
+        {"namespace": built.namespace, "query": query, "k": 10},
+        context=RetrievalContext(database, LocalEmbeddings(), RetrievalConfig()),
+    )
+    ranked = {r.channel: list(r.note_ids) for r in early["rankings"] if r.channel in together}
+    assert ranked == together
+    assert together["fulltext"] and together["time"]

@@ -2,7 +2,14 @@ from __future__ import annotations
 
 import pytest
 
-from langmemcore.embeddings._local import MAX_PASS, TURN_TOKENS, _native_bf16, token_batches
+from langmemcore.embeddings._local import (
+    MAX_PASS,
+    TURN_TOKENS,
+    _native_bf16,
+    _pass_tokens,
+    _threads,
+    token_batches,
+)
 
 
 def test_turn_length_texts_go_batch_size_at_a_time() -> None:
@@ -77,3 +84,24 @@ def test_a_torch_that_cannot_tell_its_cpu_capabilities_gets_fp32(
         assert _native_bf16() is False
     finally:
         _native_bf16.cache_clear()
+
+
+def test_a_pass_of_at_most_a_turn_runs_on_one_thread_and_restores_the_setting() -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        query = [len("What did Melanie paint last summer?")] * 2
+        assert _pass_tokens(query) <= TURN_TOKENS
+        with _threads(_pass_tokens(query)):
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        turns = [(TURN_TOKENS - 3) * 4] * 2
+        with _threads(_pass_tokens(turns)):
+            assert torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError), _threads(_pass_tokens(query)):
+            raise RuntimeError("a pass that fails")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
