@@ -7,8 +7,10 @@ so they run after the other channels; without the propagation channel ``fuse`` r
 neighbour channel itself, one superstep fewer. Steps a search does not run are skipped,
 not visited: with the propagation or neighbour channel off there is no ``propagate`` or
 ``expand``, and without a possible sub-query round (``max_rounds`` 1, as offline by
-default) no ``sufficiency``. A search whose channels share one statement, with no channel
-seeded by the fusion and no sub-query round (the offline default), runs straight through:
+default) no ``sufficiency``. The first round's text channels (full text, time) rank in
+``decompose``, while the query is embedded. A search whose remaining channels share one
+statement, with no channel seeded by the fusion and no sub-query round (the offline
+default), runs straight through:
 ``decompose -> channel_fuse_pack``, the channel, fusion and packing steps as one node (two
 supersteps instead of four; each superstep is 2-3 ms of LangGraph's own work, see
 docs/experiments/retrieval-cost.md, "Search cost, round three").
