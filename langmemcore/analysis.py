@@ -15,7 +15,6 @@ exchange side from the raw text as it was said.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,13 +22,12 @@ from typing import Any
 from langmemcore.profiles.statement_cues import statement_aspects
 from langmemcore.text import content_stem_set
 from langmemcore.text.change import change_clauses, states_present
+from langmemcore.text.phrases import phrases
 
 __all__ = ["Analysis", "analyze"]
 
-_SELF = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
-_REFERENCE = re.compile(
-    r"\b(?:that|this|those|these|your|ur|yer|the)\s+((?:[\w']+\s+)?[\w']+)", re.IGNORECASE
-)
+_SELF = phrases("person.self")
+_REFERENCE = phrases("person.reference")
 
 
 @dataclass(frozen=True)
@@ -96,6 +94,13 @@ class Analysis:
         )
 
 
+def _referred(text: str) -> list[str]:
+    """What ``text`` refers back to: the one or two words after each definite,
+    demonstrative or second-person word ("that car" -> "car").
+    """
+    return [text[found.start : found.end].split(None, 1)[-1] for found in _REFERENCE.finditer(text)]
+
+
 def _aspects_of(phrases: Iterable[str]) -> frozenset[str]:
     return frozenset(aspect for phrase in phrases for aspect in statement_aspects(phrase))
 
@@ -107,7 +112,7 @@ def analyze(text: str, context: str) -> Analysis:
     clauses = change_clauses(context)
     asks = "?" in text
     refers_back = not asks and not _SELF.search(text)
-    refers_to = _aspects_of(_REFERENCE.findall(text)) if refers_back else frozenset()
+    refers_to = _aspects_of(_referred(text)) if refers_back else frozenset()
     return Analysis(
         stems=content_stem_set(context),
         aspects=frozenset(statement_aspects(context)),

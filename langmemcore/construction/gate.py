@@ -20,6 +20,7 @@ from langmemcore.analysis import Analysis
 from langmemcore.config import ConstructionConfig
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.text import content_term_set, content_terms
+from langmemcore.text.phrases import phrases
 
 __all__ = [
     "Candidate",
@@ -33,11 +34,7 @@ __all__ = [
     "merge_contexts",
 ]
 
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nothing|nobody|cannot|can't|don't|doesn't|didn't|isn't|"
-    r"wasn't|aren't|weren't|won't|wouldn't|haven't|hasn't|hadn't|stopped|quit|no longer)\b",
-    re.IGNORECASE,
-)
+_NEGATION = phrases("polarity.negation")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -160,7 +157,7 @@ def calibrated_strength(similarity: float, overlap: float, config: ConstructionC
 
 
 def _polarity(text: str) -> bool:
-    return len(_NEGATION.findall(text)) % 2 == 1
+    return _NEGATION.count(text) % 2 == 1
 
 
 def detect_relation(

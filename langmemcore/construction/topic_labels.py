@@ -18,11 +18,11 @@ When no keyword passes, the best-connected one is the label, so a label is never
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from langmemcore.text import _lexicon as lx
 from langmemcore.text.keywords import lookup_verb
+from langmemcore.text.phrases import PhraseSet
 
 __all__ = ["label_worthy", "topic_label"]
 
@@ -45,9 +45,10 @@ def _conjugated(word: str) -> bool:
 
 def _occurs_whole(word: str, text: str) -> bool:
     """Whether ``word`` occurs in ``text`` as a word, or as a lowercase plural."""
-    if re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE):
+    if PhraseSet.of_words([word]).search(text) is not None:
         return True
-    return re.search(rf"\b{re.escape(word)}e?s\b", text) is not None
+    plurals = PhraseSet.of_words([f"{word}s", f"{word}es"]).finditer(text)
+    return any(text[found.start : found.end].islower() for found in plurals)
 
 
 def label_worthy(keyword: str, text: str | None = None) -> bool:

@@ -13,7 +13,6 @@ days", "used to", "before", a date) or else its tense, and dates from
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -21,6 +20,7 @@ from datetime import date, datetime
 from langmemcore.profiles.aspects import ASPECTS
 from langmemcore.text import TimeMention
 from langmemcore.text.dates import scan_time_mentions
+from langmemcore.text.phrases import PhraseSet, phrases
 from langmemcore.text.tokens import fold_apostrophes
 from langmemcore.text.user import USER, asks_about_user
 
@@ -49,85 +49,16 @@ class ProfileQuestion:
     end: date | None = None
 
 
-def _cues(text: str) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(text.split(",")) + r")\b", re.IGNORECASE)
-
-
-_ASPECT_CUES: dict[str, re.Pattern[str]] = {
-    "home": _cues(
-        r"live,lives,lived,living in,reside,resides,based,move,moves,moved,moving,relocate\w*,"
-        r"hometown,home city,where\s+(?:is|was)\s+\w+\s+(?:now|these days)"
-    ),
-    "work": _cues(
-        r"work,works,worked,working(?!\s+out),job,jobs,career,employer,company,profession,"
-        r"occupation,for a living,boss,hired,employed,what does \w+ do"
-    ),
-    "education": _cues(
-        r"school,college,university,uni,study,studies,studying,studied,degree,major"
-    ),
-    "partner": _cues(
-        r"married,marry,wife,husband,partner,girlfriend,boyfriend,gf,bf,dating,fianc\w+,spouse,"
-        r"engaged,relationship,broke up,divorced,single"
-    ),
-    "family": _cues(
-        r"sister,sisters,brother,brothers,siblings?,kids?,children,child,sons?,daughters?,"
-        r"mother,father,mom,mum,dad,parents,family"
-    ),
-    "pet": _cues(
-        r"pets?,dogs?,cats?,pupp(?:y|ies),kittens?,hamsters?,rabbits?,parrots?,birds?,fish,"
-        r"turtles?,horses?,animals?"
-    ),
-    "possession": _cues(r"own,owns,owned,bought,buy,purchased?,house,flat,apartment"),
-    "vehicle": _cues(
-        r"car,cars,drive,drives,drove,driving,vehicle,motorbike,motorcycle,scooter,"
-        r"truck,bike,van"
-    ),
-    "preference": _cues(
-        r"like,likes,liked,love,loves,loved,enjoy,enjoys,favou?rite,prefer\w*,"
-        r"fan of,into"
-    ),
-    "dislike": _cues(r"hate,hates,hated,dislike\w*,can't stand,cannot stand,not like"),
-    "diet": _cues(r"vegan,vegetarian,diet,eat,eats,meat,pescatarian"),
-    "health": _cues(
-        r"health,healthy,sick,ill,illness,allergic,allergy,allergies,diagnosed,"
-        r"injury,injured,condition,asthma,pregnant"
-    ),
-    "hobby": _cues(
-        r"hobby,hobbies,plays?,played,free time,spare time,instrument,sports?,"
-        r"pastime,activities"
-    ),
-    "team": _cues(r"team,teams,support,supports,supported,root for,roots for,play for,club"),
-    "band": _cues(r"band,bands"),
-    "gym": _cues(r"gym,gyms,work out,works out,workout,exercise,fitness,train,trains"),
-    "plan": _cues(r"plan,plans,planning,planned,intend\w*,going to,future"),
+_ASPECT_CUES: dict[str, PhraseSet] = {
+    aspect: phrases(f"question.aspects.{aspect}") for aspect in ASPECTS
 }
-_WHOLE = re.compile(
-    r"\b(?:know about|tell me about|who is|who's|what about|anything about|profile of)\b",
-    re.IGNORECASE,
-)
-_PAST = re.compile(
-    r"\b(?:used to|did(?:n't)? (?:\w+ ){1,3}?use to|before|previously|formerly|former|"
-    r"originally|earlier|ex|at first|"
-    r"old (?:job|home|house|place|car|school|band|team|gym|apartment|flat|city)|"
-    r"back then|back when|in the past|when (?:she|he|they|\w+) (?:lived|worked|was|were|had|"
-    r"studied|dated))\b",
-    re.IGNORECASE,
-)
-_WHEN = re.compile(
-    r"\b(?:back\s+)?when\s+(?:she|he|they|\w+)\s+(?:still\s+)?(?:lived|worked|was|were|had|"
-    r"studied|dated)\b[^,?]*",
-    re.IGNORECASE,
-)
-_CURRENT = re.compile(
-    r"\b(?:now|currently|current|these days|at the moment|still|nowadays|present|today|"
-    r"new|latest|at present|right now)\b",
-    re.IGNORECASE,
-)
-_PRESENT = re.compile(
-    r"\b(?:does|do|is|are|has|have|lives|works|plays|drives|owns|supports|studies|likes|"
-    r"loves|hates)\b",
-    re.IGNORECASE,
-)
+_WHOLE = phrases("question.whole")
+_PAST = phrases("question.past")
+_WHEN = phrases("question.when_clause")
+_CURRENT = phrases("question.current")
+_PRESENT = phrases("question.present_tense")
+_WORK_OUT = phrases("question.work_out")
+_PLAYS_FOR = phrases("question.plays_for")
 
 
 def _subject(question: str, subjects: Sequence[str]) -> str | None:
@@ -137,9 +68,9 @@ def _subject(question: str, subjects: Sequence[str]) -> str | None:
         for form in dict.fromkeys((subject, subject.split()[0] if subject.split() else "")):
             if not form:
                 continue
-            found = re.search(r"\b" + re.escape(form) + r"(?:'s)?\b", question, re.IGNORECASE)
-            if found and (best is None or found.start() < best[0]):
-                best = (found.start(), subject)
+            found = PhraseSet.of_words([form]).search(question)
+            if found and (best is None or found.start < best[0]):
+                best = (found.start, subject)
     return best[1] if best else None
 
 
@@ -154,13 +85,28 @@ def _the_user(question: str, subjects: Sequence[str]) -> str | None:
 
 def _aspects(question: str) -> tuple[str, ...]:
     """The aspects the question asks about (a "when she lived in ..." clause dates it)."""
-    question = _WHEN.sub(" ", question)
+    question = _without_when_clauses(question)
     found = {aspect for aspect, cue in _ASPECT_CUES.items() if cue.search(question)}
-    if re.search(r"\bwork(?:s|ing)? out\b", question, re.IGNORECASE):
+    if _WORK_OUT.search(question):
         found.discard("work")
-    if found & {"team", "band"} and re.search(r"\bplay(?:s|ed)? (?:for|in)\b", question, re.I):
+    if found & {"team", "band"} and _PLAYS_FOR.search(question):
         found.discard("hobby")
     return tuple(aspect for aspect in ASPECTS if aspect in found)
+
+
+def _without_when_clauses(question: str) -> str:
+    """``question`` without the clauses that date it by what the person did then ("when
+    she lived in Cork"), each up to the next comma or question mark.
+    """
+    kept, last = [], 0
+    for found in _WHEN.finditer(question):
+        if found.start < last:
+            continue
+        ends = [at for at in (question.find(",", found.end), question.find("?", found.end))]
+        stop = min((at for at in ends if at >= 0), default=len(question))
+        kept += [question[last : found.start], " "]
+        last = stop
+    return "".join([*kept, question[last:]])
 
 
 def _period(

@@ -11,7 +11,6 @@ occupations, places of work, animals, vehicles, activities ...), matched by stem
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from functools import lru_cache
 
@@ -19,6 +18,7 @@ from langmemcore.profiles import _parse_words as words
 from langmemcore.profiles.aspects import ASPECTS
 from langmemcore.profiles.question import text_aspects
 from langmemcore.text import content_stem_set
+from langmemcore.text.phrases import phrases
 
 __all__ = ["statement_aspects"]
 
@@ -33,12 +33,7 @@ _PET_WORDS = frozenset(
     }
 )  # fmt: skip
 """Pet animals, breeds and pet words the parse extractor's animals leave out."""
-_INTENTION = re.compile(
-    r"\b(?:want(?:s|ed)? to|wanna|hop(?:e|es|ing) to|"
-    r"sav(?:e|es|ing) (?:up )?for|sav(?:e|es|ing) up|dream(?:s|ing)? of|"
-    r"thinking (?:of|about) \w+ing|aim(?:s|ing)? to)\b",
-    re.IGNORECASE,
-)
+_INTENTION = phrases("statement.intention")
 """An intention said ("I want to record an EP", "saving for Iceland"): a plan (the
 question cues already read "plan", "intend", "going to")."""
 _WORK_WORDS = frozenset({"colleague", "coworker", "boss", "shift", "salary"})

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from typing import Annotated
 
 from langchain_core.language_models import BaseChatModel
@@ -26,6 +25,7 @@ from langmemcore.profiles.extract import extract_statements
 from langmemcore.prompts._call import call_structured
 from langmemcore.prompts._clean import clean_text
 from langmemcore.prompts._ground import reject, supported
+from langmemcore.text.phrases import PhraseSet, phrases
 from langmemcore.text.user import is_user, names_user, subject_of
 
 __all__ = [
@@ -45,7 +45,7 @@ MAX_STATEMENTS = 20
 """Statements taken from one answer at most; the rest are dropped."""
 
 _log = logging.getLogger("langmemcore.llm")
-_ARTICLE = re.compile(r"^(?:the|a|an|my|our|his|her|their)\s+", re.IGNORECASE)
+_ARTICLE = phrases("value.article")
 _FIRST_PERSON = frozenset({"i", "me", "myself", "speaker", "we", "us"})
 
 PROMPT = """You extract profile facts from one chat message. A profile fact says what one \
@@ -143,13 +143,20 @@ def _subject(raw: str, text: str, speaker: str | None) -> str | None:
         return speaker
     if not raw or len(raw) > LLM_MAX_KEYWORD_CHARS or raw.casefold() in _FIRST_PERSON:
         return None
-    written = re.search(r"(?<!\w)" + re.escape(raw) + r"(?!\w)", text, re.IGNORECASE)
-    return written.group(0) if written else None
+    written = PhraseSet.of_words([raw]).search(text)
+    return text[written.start : written.end] if written else None
+
+
+def _without_article(value: str) -> str:
+    """``value`` without the article or possessive it starts with, when a word follows."""
+    first, _, rest = value.partition(" ")
+    found = _ARTICLE.search(first)
+    return rest if rest and found is not None and found.end == len(first) else value
 
 
 def _value(raw: str) -> str | None:
     """A short value without articles; None when it is too long to be one."""
-    value = _ARTICLE.sub("", " ".join(raw.split())).strip(" .,;:!?\"'")
+    value = _without_article(" ".join(raw.split())).strip(" .,;:!?\"'")
     return value if len(value) <= LLM_MAX_KEYWORD_CHARS else None
 
 

@@ -11,7 +11,6 @@ and names found in it; later steps read the plan.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -29,6 +28,8 @@ from langmemcore.retrieval.state_question import state_question
 from langmemcore.storage.database import Database
 from langmemcore.storage.repository import Repository
 from langmemcore.text import analyze_query, normalize_keyword
+from langmemcore.text.phrases import PhraseSet
+from langmemcore.text.tokens import fold_apostrophes, tokenize
 
 __all__ = [
     "PLAN_VECTORS",
@@ -87,10 +88,14 @@ def speaker_query_text(text: str, names: Sequence[str]) -> str:
     their place keeps the question well formed for the sentence encoder.
     """
     for name in names:
-        pattern = rf"(?<!\w){re.escape(name)}(['\u2019]s)?(?!\w)"
-        text = re.sub(pattern, lambda m: "someone's" if m[1] else "someone", text, flags=re.I)
+        text = PhraseSet.of_words([name, f"{name}'s"]).remove(text, _someone)
     text = " ".join(text.split())
-    return text if re.search(r"\w", re.sub(r"\bsomeone(?:'s)?\b", "", text)) else ""
+    return text if set(tokenize(text)) - {"someone", "someone's"} else ""
+
+
+def _someone(name: str) -> str:
+    """What stands for a name: "someone", or "someone's" for a possessive."""
+    return "someone's" if fold_apostrophes(name).endswith("'s") else "someone"
 
 
 async def _intent(

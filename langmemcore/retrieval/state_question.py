@@ -22,7 +22,6 @@ change, about how things turned out, or about a named period before a change.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
@@ -31,7 +30,8 @@ from functools import lru_cache
 from langmemcore.config import RetrievalConfig
 from langmemcore.profiles.question import text_aspects
 from langmemcore.text import TimeMention, content_stem_set
-from langmemcore.text.tokens import fold_apostrophes
+from langmemcore.text.phrases import phrases
+from langmemcore.text.tokens import fold_apostrophes, tokenize
 from langmemcore.text.user import USER, asks_about_user
 
 __all__ = [
@@ -54,44 +54,26 @@ __all__ = [
     "state_question",
 ]
 
-_CURRENT = re.compile(
-    r"\b(?:now|currently|current|these days|at the moment|nowadays|at present|right now|"
-    r"still|anymore|any more|today|latest|lately|recently)\b",
-    re.IGNORECASE,
-)
-_PAST = re.compile(
-    r"\b(?:did|was|were|had|used to|before|previously|formerly|former|originally|"
-    r"at first|earlier|ago|last|back then|back when|in the past|first|once)\b",
-    re.IGNORECASE,
-)
-_BEFORE = re.compile(
-    r"\b(?:before|used to|did(?:n't)? (?:\w+ ){1,3}?use to|previously|formerly|former|"
-    r"originally|at first|in the past|back then|earlier)\b",
-    re.IGNORECASE,
-)
-_PARTICIPANT = re.compile(r"\b(?:and|with) (?:his|her|their|my|your|our) \w+", re.IGNORECASE)
-_THEN = re.compile(r"\w.*\b(?:when|while|during)\b", re.IGNORECASE)
-_SITUATION = re.compile(
-    r"\b(?:when|while|during)\b(?!.*\b(?:when|while|during)\b)(.*)", re.IGNORECASE
-)
-_OUTCOME = re.compile(
-    r"\b(?:end(?:ed)? up|in the end|go(?:ne)? ahead|went ahead|after all|"
-    r"eventually|happen(?:ed)?|work(?:ed)? out|turn(?:ed)? out)\b",
-    re.IGNORECASE,
-)
-_MODAL = re.compile(
-    r"\b(?:(?:would|could|might|should|will|may|shall|can)(?:n't)?|won't|shan't|can't)(?!\w)",
-    re.IGNORECASE,
-)
-_PERFECT = re.compile(
-    r"\b(?:has|have)\s+(?:\w+\s+){0,2}?(?:been|\w+ed|\w+en|read|seen|done|made|bought|"
-    r"met|gone|had|got|won|lost|found|built|begun|taught|heard|tried|visited)\b",
-    re.IGNORECASE,
-)
-_PARTICIPLE = re.compile(r"(?<!\bget )\b\w{3,}ed\b", re.IGNORECASE)
-_PRESENT = re.compile(
-    r"\b(?:does|do|is|are|has|have|(?:what|who|where|which|how)'s|\w+'re)\b", re.IGNORECASE
-)
+_CURRENT = phrases("state.current")
+_PAST = phrases("state.past")
+_BEFORE = phrases("state.before")
+_PARTICIPANT = phrases("state.participant")
+_SITUATION = phrases("state.situation")
+_OUTCOME = phrases("state.outcome")
+_MODAL = phrases("state.modal")
+_PERFECT = phrases("state.perfect")
+_PRESENT = phrases("state.present_tense")
+
+
+def _participle(text: str) -> bool:
+    """Whether ``text`` has a past participle of a regular verb (``recommended``) that
+    does not follow "get" ("get married" is no participle of that kind).
+    """
+    words = tokenize(text)
+    return any(
+        len(word) > 4 and word.endswith("ed") and (i == 0 or words[i - 1] != "get")
+        for i, word in enumerate(words)
+    )
 
 
 def asks_about_present(question: str, times: Sequence[TimeMention] = ()) -> bool:
@@ -116,7 +98,7 @@ def asks_about_present(question: str, times: Sequence[TimeMention] = ()) -> bool
         return False
     if _CURRENT.search(text):
         return True
-    return not _PARTICIPLE.search(text) and bool(_PRESENT.search(text))
+    return not _participle(text) and bool(_PRESENT.search(text))
 
 
 @lru_cache(maxsize=8192)
@@ -142,9 +124,9 @@ def focus_terms(question: str, entities: Collection[str] = ()) -> frozenset[str]
     names beside the subject ("What did Mel and her kids paint?" asks about a painting,
     not about family).
     """
-    text = _CURRENT.sub(" ", fold_apostrophes(question))
+    text = _CURRENT.remove(fold_apostrophes(question))
     names = content_stem_set(" ".join(entities)) if entities else frozenset()
-    return (content_stem_set(text) - names) | aspect_terms(_PARTICIPANT.sub(" ", question))
+    return (content_stem_set(text) - names) | aspect_terms(_PARTICIPANT.remove(question))
 
 
 def names_speaker(name: str, speaker: str) -> bool:
@@ -178,7 +160,12 @@ def asks_about_then(question: str, times: Sequence[TimeMention] = ()) -> bool:
     situation a later change ended, as "before" would name it.
     """
     text = fold_apostrophes(question)
-    return not times and bool(_PAST.search(text)) and bool(_THEN.search(text))
+    return not times and bool(_PAST.search(text)) and _after_words(text)
+
+
+def _after_words(text: str) -> bool:
+    """Whether a word comes before a "when", "while" or "during" of ``text``."""
+    return any(tokenize(text[: found.start]) for found in _SITUATION.finditer(text))
 
 
 def situation_terms(question: str) -> frozenset[str]:
@@ -187,8 +174,9 @@ def situation_terms(question: str) -> frozenset[str]:
     ``upsc``; names stay: "Cork" names "when she lived in Cork" best); empty when it
     names none.
     """
-    found = _SITUATION.search(fold_apostrophes(question))
-    return frozenset() if found is None else content_stem_set(found.group(1))
+    text = fold_apostrophes(question)
+    found = [found.end for found in _SITUATION.finditer(text)]
+    return content_stem_set(text[found[-1] :]) if found else frozenset()
 
 
 def asks_about_outcome(question: str, times: Sequence[TimeMention] = ()) -> bool:

@@ -20,6 +20,7 @@ import re
 
 from langmemcore.text._lexicon import ADVERBS, word_set
 from langmemcore.text.keywords import lookup_verb
+from langmemcore.text.phrases import phrases
 
 __all__ = [
     "USER",
@@ -42,7 +43,7 @@ _REFERENCE_RE = re.compile(
     r"(?P<gap>\s*)(?P<next>[A-Za-z'\u2019]+)?",
     re.IGNORECASE,
 )
-_ASKER_RE = re.compile(r"\b(?:i|me|my|myself|i['\u2019](?:m|ve|d|ll))\b", re.IGNORECASE)
+_ASKER = phrases("person.asker")
 _FIRST_PERSON = {
     "is": "am",
     "isn't": "am not",
@@ -95,7 +96,7 @@ def asks_about_user(question: str) -> bool:
     """Whether a question asks about the user: names them ("Where does the user live
     now?") or asks in the first person ("Where do I live now?").
     """
-    if _ASKER_RE.search(question):
+    if _ASKER.search(question):
         return True
     return any(_role(question, m) is not None for m in _REFERENCE_RE.finditer(question))
 
