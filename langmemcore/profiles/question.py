@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 
 from langmemcore.profiles.aspects import ASPECTS
 from langmemcore.text import TimeMention
@@ -49,9 +50,9 @@ class ProfileQuestion:
     end: date | None = None
 
 
-_ASPECT_CUES: dict[str, PhraseSet] = {
-    aspect: phrases(f"question.aspects.{aspect}") for aspect in ASPECTS
-}
+_ASPECT_CUES = PhraseSet.union(
+    {aspect: phrases(f"question.aspects.{aspect}") for aspect in ASPECTS}
+)
 _WHOLE = phrases("question.whole")
 _PAST = phrases("question.past")
 _WHEN = phrases("question.when_clause")
@@ -68,10 +69,16 @@ def _subject(question: str, subjects: Sequence[str]) -> str | None:
         for form in dict.fromkeys((subject, subject.split()[0] if subject.split() else "")):
             if not form:
                 continue
-            found = PhraseSet.of_words([form]).search(question)
+            found = _name(form).search(question)
             if found and (best is None or found.start < best[0]):
                 best = (found.start, subject)
     return best[1] if best else None
+
+
+@lru_cache(maxsize=4096)
+def _name(form: str) -> PhraseSet:
+    """A name as a phrase set (cached: the same subjects are looked for in each question)."""
+    return PhraseSet.of_words([form])
 
 
 def _the_user(question: str, subjects: Sequence[str]) -> str | None:
@@ -86,7 +93,7 @@ def _the_user(question: str, subjects: Sequence[str]) -> str | None:
 def _aspects(question: str) -> tuple[str, ...]:
     """The aspects the question asks about (a "when she lived in ..." clause dates it)."""
     question = _without_when_clauses(question)
-    found = {aspect for aspect, cue in _ASPECT_CUES.items() if cue.search(question)}
+    found = set(_ASPECT_CUES.names_in(question))
     if _WORK_OUT.search(question):
         found.discard("work")
     if found & {"team", "band"} and _PLAYS_FOR.search(question):

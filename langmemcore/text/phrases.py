@@ -19,16 +19,19 @@ patterns separated by spaces; a text matches where its words follow the same seq
   (``["*not", "*n't", "never"]``: "not moved" is no move).
 
 Matches are found left to right, the longest at each place, without overlapping.
+:meth:`PhraseSet.union` joins named sets into one that tells which of them a text
+matches in one pass (:meth:`PhraseSet.names_in`).
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
+from typing import NamedTuple
 
 from langmemcore._errors import InvalidInputError
 from langmemcore.text.tokens import fold_apostrophes
@@ -39,10 +42,11 @@ _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[^\w\s]|_")
 _ANY = "*"
 _DIGIT = "#"
 _NOT = "!"
+_KNOWN_WORDS = 65536
+"""Words a phrase set remembers the glob-led phrases of, at most."""
 
 
-@dataclass(frozen=True)
-class _Word:
+class _Word(NamedTuple):
     """A text's word: lowercase, apostrophes folded, with its place in the text (where it
     starts, ends, and where its head ends: at its apostrophe, or its end).
     """
@@ -71,15 +75,59 @@ class Phrase:
     first: int
 
 
-@dataclass(frozen=True)
+def _glob(pattern: str) -> Callable[[str], bool]:
+    """A test of whether a word matches ``pattern``, where ``*`` stands for one or more
+    characters and ``#`` for one digit.
+    """
+    if pattern == _ANY:
+        return bool
+    if _DIGIT not in pattern and pattern.count(_ANY) == 1:
+        prefix, suffix = pattern.split(_ANY)
+        least = len(prefix) + len(suffix)
+        return lambda w: len(w) > least and w.startswith(prefix) and w.endswith(suffix)
+    return lambda w: _globbed(pattern, w)
+
+
+def _globbed(pattern: str, text: str) -> bool:
+    """Whether ``text`` matches ``pattern`` (see :func:`_glob`)."""
+    if not pattern:
+        return not text
+    first = pattern[0]
+    if first == _ANY:
+        return any(_globbed(pattern[1:], text[i:]) for i in range(1, len(text) + 1))
+    if not text or not (text[0].isdigit() if first == _DIGIT else first == text[0]):
+        return False
+    return _globbed(pattern[1:], text[1:])
+
+
 class _Pattern:
-    """One word of a phrase: its alternatives, whether it may be left out, and whether it
-    is a word that must not follow.
+    """One word of a phrase: its alternatives (words, and globs), whether it may be left
+    out, and whether it is a word that must not follow.
     """
 
-    alternatives: tuple[str, ...]
-    optional: bool = False
-    negated: bool = False
+    __slots__ = ("globs", "literals", "negated", "optional")
+
+    def __init__(
+        self,
+        alternatives: Iterable[str],
+        optional: bool = False,
+        negated: bool = False,
+        *,
+        literal: bool = False,
+    ) -> None:
+        alternatives = tuple(alternatives)
+        self.literals = frozenset(
+            a for a in alternatives if literal or (_ANY not in a and _DIGIT not in a)
+        )
+        self.globs = tuple(_glob(a) for a in alternatives if a not in self.literals)
+        self.optional = optional
+        self.negated = negated
+
+    def has(self, word: str) -> bool:
+        """Whether the spelling ``word`` is one of the alternatives."""
+        if word in self.literals:
+            return True
+        return bool(self.globs) and any(glob(word) for glob in self.globs)
 
     def matches(self, word: _Word) -> bool:
         """Whether ``word`` is one of the alternatives, whole or by its head."""
@@ -90,28 +138,12 @@ class _Pattern:
         by its head (what comes before its apostrophe).
         """
         if not word.is_word:
-            return False if word.text in self.alternatives else None
-        if any(_glob(alt, word.text) for alt in self.alternatives):
+            return False if word.text in self.literals else None
+        if self.has(word.text):
             return False
-        if word.head != word.text and any(_glob(alt, word.head) for alt in self.alternatives):
+        if word.head != word.text and self.has(word.head):
             return True
         return None
-
-
-def _glob(pattern: str, text: str) -> bool:
-    """Whether ``text`` matches ``pattern``, where ``*`` stands for one or more characters
-    and ``#`` for one digit.
-    """
-    if not pattern:
-        return not text
-    first = pattern[0]
-    if first == _ANY:
-        return any(_glob(pattern[1:], text[i:]) for i in range(1, len(text) + 1))
-    if not text:
-        return False
-    if first == _DIGIT:
-        return text[0].isdigit() and _glob(pattern[1:], text[1:])
-    return first == text[0] and _glob(pattern[1:], text[1:])
 
 
 def _parse(phrase: str) -> tuple[_Pattern, ...]:
@@ -135,13 +167,33 @@ def _words(text: str) -> tuple[_Word, ...]:
     """The words of ``text`` (cached: one question is read by several phrase sets)."""
     found = []
     for match in _WORD.finditer(fold_apostrophes(text)):
-        word, start = match.group(), match.start()
-        head_end = start + word.find("'") if "'" in word else match.end()
+        word, start, end = match.group(), match.start(), match.end()
         lower = word.lower()
-        found.append(
-            _Word(lower, lower.split("'", 1)[0], start, match.end(), head_end, word[0].isalnum())
-        )
+        quote = word.find("'")
+        head, head_end = (lower, end) if quote < 0 else (lower[:quote], start + quote)
+        found.append(_Word(lower, head, start, end, head_end, word[0].isalnum()))
     return tuple(found)
+
+
+@lru_cache(maxsize=8192)
+def _spellings(text: str) -> frozenset[str]:
+    """Every word of ``text`` and every head, for a quick test of a set's first words."""
+    words = _WORD.findall(fold_apostrophes(text).lower())
+    return frozenset(words) | frozenset(w.split("'", 1)[0] for w in words if "'" in w)
+
+
+class _Entry(NamedTuple):
+    """A phrase of a set: its patterns, the set's name and the words it may not follow."""
+
+    patterns: tuple[_Pattern, ...]
+    name: str
+    unless: _Pattern | None
+    simple: bool
+
+
+def _entry(patterns: tuple[_Pattern, ...], name: str, unless: _Pattern | None) -> _Entry:
+    simple = not any(p.optional or p.negated for p in patterns)
+    return _Entry(patterns, name, unless, simple)
 
 
 class PhraseSet:
@@ -150,45 +202,76 @@ class PhraseSet:
     Args:
         phrases: The phrases.
         unless_after: Word alternatives that cancel a match they come right before.
+        name: The set's name (what :meth:`names_in` gives for it).
     """
 
-    def __init__(self, phrases: Iterable[str], *, unless_after: Iterable[str] = ()) -> None:
-        self._build(tuple(_parse(p) for p in phrases), tuple(unless_after))
+    def __init__(
+        self, phrases: Iterable[str], *, unless_after: Iterable[str] = (), name: str = ""
+    ) -> None:
+        unless = _Pattern(unless_after) if unless_after else None
+        self._index([_entry(_parse(p), name, unless) for p in phrases])
 
     @classmethod
     def of_words(cls, phrases: Iterable[str]) -> PhraseSet:
         """A set of literal phrases, such as names: no character of theirs is a pattern."""
         found = cls.__new__(cls)
-        literal = (tuple(_Pattern((w.text,)) for w in _words(p)) for p in phrases)
-        found._build(tuple(p for p in literal if p), ())
+        literal = (tuple(_Pattern((w.text,), literal=True) for w in _words(p)) for p in phrases)
+        found._index([_entry(p, "", None) for p in literal if p])
         return found
 
-    def _build(self, phrases: tuple[tuple[_Pattern, ...], ...], unless: tuple[str, ...]) -> None:
-        self._phrases = phrases
-        self._unless = _Pattern(unless) if unless else None
-        self._by_word: dict[str, list[tuple[_Pattern, ...]]] = {}
-        self._anywhere: list[tuple[_Pattern, ...]] = []
-        for patterns in self._phrases:
-            first = patterns[0]
-            if first.optional or any(_ANY in alt for alt in first.alternatives):
-                self._anywhere.append(patterns)
+    @classmethod
+    def union(cls, sets: Mapping[str, PhraseSet]) -> PhraseSet:
+        """The phrases of ``sets``, each keeping its set's name and ``unless_after``."""
+        found = cls.__new__(cls)
+        found._index([entry._replace(name=name) for name, s in sets.items() for entry in s._all])
+        return found
+
+    def _index(self, entries: list[_Entry]) -> None:
+        self._all = tuple(entries)
+        self._by_word: dict[str, list[_Entry]] = {}
+        self._globbed: dict[_Pattern, list[_Entry]] = {}
+        self._globbed_at: dict[str, list[_Entry]] = {}
+        self._anywhere: list[_Entry] = []
+        for entry in entries:
+            first = entry.patterns[0]
+            if first.optional:
+                self._anywhere.append(entry)
+            elif first.globs:
+                self._globbed.setdefault(first, []).append(entry)
             else:
-                for alt in first.alternatives:
-                    self._by_word.setdefault(alt, []).append(patterns)
+                for literal in first.literals:
+                    self._by_word.setdefault(literal, []).append(entry)
+        self._first_words = frozenset(self._by_word)
 
     def finditer(self, text: str) -> Iterator[Phrase]:
         """The matches in ``text``, left to right, the longest at each place."""
+        if not self._may_match(text):
+            return
         words = _words(text)
         at = 0
         while at < len(words):
-            found = self._longest(words, at)
-            if found is None:
+            ends = (
+                [end for _, end in self._starting(words, at)] if self._may_start(words[at]) else []
+            )
+            if not ends:
                 at += 1
                 continue
-            end, head = found
+            end, head = max(ends, key=lambda end: (end[0], not end[1]))
             last = words[end - 1]
             yield Phrase(words[at].start, last.head_end if head else last.end, at)
             at = end
+
+    def names_in(self, text: str) -> frozenset[str]:
+        """The names of the sets (see :meth:`union`) of which some phrase matches ``text``."""
+        if not self._may_match(text):
+            return frozenset()
+        words = _words(text)
+        return frozenset(
+            entry.name
+            for at, word in enumerate(words)
+            if self._may_start(word)
+            for entry, _ in self._starting(words, at)
+        )
 
     def search(self, text: str) -> Phrase | None:
         """The first match in ``text``, or ``None``."""
@@ -210,32 +293,76 @@ class PhraseSet:
             last = found.end
         return "".join([*kept, text[last:]])
 
-    def _longest(self, words: tuple[_Word, ...], at: int) -> tuple[int, bool] | None:
-        """The end (a word index) of the longest match starting at word ``at``, and
-        whether its last word matched by its head only.
+    def _may_match(self, text: str) -> bool:
+        """Whether a phrase of the set may match ``text`` (a quick test)."""
+        if self._anywhere:
+            return True
+        spellings = _spellings(text)
+        if not self._first_words.isdisjoint(spellings):
+            return True
+        return bool(self._globbed) and any(self._globbed_by(s) for s in spellings)
+
+    def _may_start(self, word: _Word) -> bool:
+        """Whether a phrase of the set may start at ``word`` (a quick test)."""
+        if not word.is_word:
+            return False
+        if self._anywhere or word.text in self._by_word or word.head in self._by_word:
+            return True
+        return bool(self._globbed) and bool(self._globbed_from(word))
+
+    def _globbed_from(self, word: _Word) -> list[_Entry]:
+        """The phrases whose first word is a glob ``word`` matches."""
+        found = self._globbed_by(word.text)
+        return found if word.head == word.text else found + self._globbed_by(word.head)
+
+    def _globbed_by(self, spelling: str) -> list[_Entry]:
+        """The phrases whose first word is a glob ``spelling`` matches (remembered)."""
+        found = self._globbed_at.get(spelling)
+        if found is None:
+            if len(self._globbed_at) >= _KNOWN_WORDS:
+                self._globbed_at.clear()
+            found = [e for first, es in self._globbed.items() if first.has(spelling) for e in es]
+            self._globbed_at[spelling] = found
+        return found
+
+    def _starting(
+        self, words: tuple[_Word, ...], at: int
+    ) -> Iterator[tuple[_Entry, tuple[int, bool]]]:
+        """Each phrase matching from word ``at``, with each place it can end there (a word
+        index, and whether its last word matched by its head only).
         """
         word = words[at]
         if not word.is_word:
-            return None
-        if self._unless is not None and at > 0 and self._unless.matches(words[at - 1]):
-            return None
-        candidates = self._by_word.get(word.text, []) + self._anywhere
+            return
+        candidates = self._by_word.get(word.text, [])
         if word.head != word.text:
-            candidates += self._by_word.get(word.head, [])
-        ends = [end for patterns in candidates for end in _ends(patterns, words, at)]
-        return max(ends, key=lambda end: (end[0], not end[1])) if ends else None
+            candidates = candidates + self._by_word.get(word.head, [])
+        if self._globbed:
+            candidates = candidates + self._globbed_from(word)
+        for entry in (*candidates, *self._anywhere) if self._anywhere else candidates:
+            unless = entry.unless
+            if unless is not None and at > 0 and unless.matches(words[at - 1]):
+                continue
+            for end in _ends(entry, words, at):
+                yield entry, end
 
 
-def _ends(
-    patterns: tuple[_Pattern, ...], words: tuple[_Word, ...], at: int
-) -> set[tuple[int, bool]]:
-    """The word indexes where ``patterns`` can end when they start at word ``at``, each
-    with whether the last word matched by its head only.
+def _ends(entry: _Entry, words: tuple[_Word, ...], at: int) -> Iterable[tuple[int, bool]]:
+    """The places where ``entry`` can end when it starts at word ``at``: each a word index
+    and whether the last word matched by its head only.
 
     A word matched only by its head ends the phrase: its apostrophe's part comes next.
     """
+    if entry.simple:
+        i, head = at, False
+        for pattern in entry.patterns:
+            how = None if head or i >= len(words) else pattern.match(words[i])
+            if how is None:
+                return ()
+            i, head = i + 1, how
+        return ((i, head),)
     places = {(at, False)}
-    for pattern in patterns:
+    for pattern in entry.patterns:
         if pattern.negated:
             places = {
                 (i, head)
@@ -250,7 +377,7 @@ def _ends(
                 reached.add((i + 1, how))
         places = reached | places if pattern.optional else reached
         if not places:
-            return set()
+            return ()
     return {(i, head) for i, head in places if i != at}
 
 
@@ -265,7 +392,7 @@ def _vocabulary() -> dict[str, PhraseSet]:
             words = table["phrases"]
             unless = table.get("unless_after", [])
             assert isinstance(words, list) and isinstance(unless, list)
-            found[prefix] = PhraseSet(words, unless_after=unless)
+            found[prefix] = PhraseSet(words, unless_after=unless, name=prefix)
             return
         for key, value in table.items():
             if isinstance(value, dict):
