@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from langmemcore.profiles._patterns import ANY_PREDICATE, PREDICATES, Pattern
 from langmemcore.profiles._values import cut_value
 from langmemcore.text._lexicon import word_set
+from langmemcore.text.phrases import phrases
 
 __all__ = ["NAME_WORDS", "Opening", "Predicate", "flags", "opening", "predicates", "value_of"]
 
@@ -58,9 +59,9 @@ _PAST_VERB = re.compile(
     re.IGNORECASE,
 )
 _NEGATIONS = frozenset({"not", "never", "don't", "doesn't", "didn't", "haven't", "hasn't"})
-_CHANGE = re.compile(r"\b(?:now|new|these days|anymore|any more|no longer|just|finally)\b", re.I)
-_ANYMORE = re.compile(r"\b(?:anymore|any more)\b", re.IGNORECASE)
-_PAST_STATIVE = re.compile(r"(?:lived|resided|worked|studied|had)\b", re.IGNORECASE)
+_CHANGE = phrases("clause.change")
+_ANYMORE = phrases("clause.anymore")
+_PAST_STATIVE = phrases("clause.past_stative")
 _PRONOUNS = word_set(
     """he she they it it's you i we this that there her his my our their your its he's she's
     they're you're that's there's"""
@@ -242,7 +243,8 @@ def flags(found: Predicate, clause: str) -> tuple[bool, bool] | None:
             return None
         ended = True
     perfect = any(word in {"'ve", "have", "has"} for word in words)
-    if not perfect and _PAST_STATIVE.match(verb):
+    stative = _PAST_STATIVE.search(verb)
+    if not perfect and stative is not None and stative.start == 0:
         ended = True
     if "was" in words or "were" in words:
         ended = ended or verb.lower().endswith("ing")

@@ -79,8 +79,28 @@ def gerund(verb: str) -> str:
         return verb[:-2] + "ying"
     if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
         return verb[:-1] + "ing"
-    short = len(verb) <= 4 and re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwxy]", verb)
-    return verb + verb[-1] + "ing" if short else verb + "ing"
+    return verb + verb[-1] + "ing" if _one_closed_syllable(verb) else verb + "ing"
+
+
+def _one_closed_syllable(verb: str) -> bool:
+    """Whether a short verb ends in its only vowel and a consonant that doubles before
+    ``-ing`` ("swim", "stop"; not "go", "show", "fix" or "rain").
+    """
+    vowels = [i for i, c in enumerate(verb) if c in _VOWELS]
+    return len(verb) <= 4 and vowels == [len(verb) - 2] and verb[-1] not in _NOT_DOUBLED
+
+
+_VOWELS = frozenset("aeiou")
+_NOT_DOUBLED = frozenset("aeiouwxy")
+
+
+def _without_to(raw: str) -> str:
+    """``raw`` without a leading "to" and the spaces after it ("to open a cafe")."""
+    rest = raw.lstrip()
+    after = rest[2:]
+    if rest.startswith("to") and after[:1].isspace():
+        return after.lstrip()
+    return raw
 
 
 def _words(raw: str) -> list[str]:
@@ -173,7 +193,7 @@ def cut_value(raw: str, kind: str, aspect: str) -> str:
     if kind == "gerund":
         return gerund(raw.strip().lower())
     if kind == "verb":
-        words = _phrase(re.sub(r"^\s*to\s+", "", raw), _PLAN_STOP, 8)
+        words = _phrase(_without_to(raw), _PLAN_STOP, 8)
     else:
         words = _phrase(raw, _STOP, 5)
         if words and words[0].lower() == "to":
