@@ -4,7 +4,6 @@ write, and how recalled notes read in the system message.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -13,6 +12,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from langmemcore.retrieval.pack import RetrievedNote, estimate_tokens
+from langmemcore.text.tokens import sentences
 
 __all__ = [
     "RECALL_HEADER",
@@ -28,7 +28,6 @@ __all__ = [
 RECALL_HEADER = "Long-term memory: notes from earlier conversations, most relevant first."
 """The first line of the recall block added to the system message."""
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _TIME_KEYS = ("event_time", "created_at", "timestamp")
 
 
@@ -49,8 +48,8 @@ class Turn:
 
 def is_question(text: str) -> bool:
     """Whether ``text`` only asks (every sentence ends with a question mark)."""
-    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip(" \t\n.!?")]
-    return bool(sentences) and all(s.endswith("?") for s in sentences)
+    said = [s for s in sentences(text) if s.strip(" \t\n.!?")]
+    return bool(said) and all(s.endswith("?") for s in said)
 
 
 def latest_human(messages: Sequence[BaseMessage]) -> HumanMessage | None:

@@ -11,7 +11,6 @@ detected as opposite polarity over largely shared content. The calibration is pa
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,6 +20,7 @@ from langmemcore.config import ConstructionConfig
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.text import content_term_set, content_terms
 from langmemcore.text.phrases import phrases
+from langmemcore.text.tokens import sentences
 
 __all__ = [
     "Candidate",
@@ -35,7 +35,6 @@ __all__ = [
 ]
 
 _NEGATION = phrases("polarity.negation")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass(frozen=True)
@@ -279,11 +278,9 @@ def merge_contexts(existing: str, new: str) -> str:
     """Sentence-level union: keep every sentence of ``existing`` and add the sentences of
     ``new`` whose content is not already there (no distinct fact is lost).
     """
-    kept = [s for s in _SENTENCE_SPLIT.split(existing.strip()) if s]
+    kept = sentences(existing)
     seen = [set(content_terms(s)) for s in kept]
-    for sentence in _SENTENCE_SPLIT.split(new.strip()):
-        if not sentence:
-            continue
+    for sentence in sentences(new):
         terms = set(content_terms(sentence))
         duplicate = any(
             terms == other or (terms and len(terms & other) / len(terms) >= 0.9) for other in seen

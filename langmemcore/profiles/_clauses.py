@@ -20,7 +20,6 @@ from langmemcore.text.phrases import phrases
 
 __all__ = ["NAME_WORDS", "Opening", "Predicate", "flags", "opening", "predicates", "value_of"]
 
-SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 CLAUSES = re.compile(
     r"\s*[,;:()]\s*|\s+[-\u2013\u2014]+\s+|\s+(?:and|but|so|because|cause|although|though|"
     r"while|whereas|or|plus)\s+(?!I\b)"

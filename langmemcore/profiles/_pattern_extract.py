@@ -24,7 +24,6 @@ from dataclasses import replace
 from langmemcore.profiles._clauses import (
     CLAUSES,
     NAME_WORDS,
-    SENTENCES,
     agrees,
     flags,
     opening,
@@ -34,7 +33,7 @@ from langmemcore.profiles._clauses import (
 from langmemcore.profiles._patterns import OWNED
 from langmemcore.profiles._values import cut_value, name_run
 from langmemcore.profiles.aspects import AspectStatement
-from langmemcore.text.tokens import fold_apostrophes, singularize
+from langmemcore.text.tokens import fold_apostrophes, sentences, singularize
 
 __all__ = ["pattern_statements"]
 
@@ -196,14 +195,13 @@ def pattern_statements(text: str, speaker: str | None) -> list[AspectStatement]:
     text = fold_apostrophes(text)
     found: list[AspectStatement] = []
     named: list[str] = []
-    for sentence in SENTENCES.split(text):
-        sentence = sentence.strip()
+    for sentence in sentences(text):
         model, name = _IT_IS.match(sentence), _NAME_NEXT.match(sentence)
         if model and found and found[-1].aspect == "vehicle" and _unnamed(found[-1]):
             value = cut_value(model.group(1), "vehicle", "vehicle")
             found[-1] = replace(found[-1], value=value or found[-1].value)
         elif name and found and found[-1].aspect in {"pet", "partner"} and _unnamed(found[-1]):
             found[-1:] = _named(found[-1], [name.group(1)])
-        elif sentence and not sentence.endswith("?"):
+        elif not sentence.endswith("?"):
             found.extend(_sentence(sentence, speaker, named))
     return list(dict.fromkeys(found))

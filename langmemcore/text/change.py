@@ -19,20 +19,18 @@ import re
 from functools import lru_cache
 
 from langmemcore.text.phrases import phrases
-from langmemcore.text.tokens import fold_apostrophes
+from langmemcore.text.tokens import fold_apostrophes, sentences
 
 __all__ = ["announces_change", "change_clauses", "states_present"]
 
 _CHANGE = phrases("change.announced")
 _PRESENT = phrases("change.present")
-_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _CLAUSE = re.compile(r"[^.;:!?,]+")
 
 
 def _statements(text: str) -> list[str]:
     """The text's declarative sentences (questions dropped), apostrophes folded."""
-    sentences = _SENTENCE.findall(fold_apostrophes(text))
-    return [s for s in sentences if not s.rstrip().endswith("?")]
+    return [s for s in sentences(fold_apostrophes(text)) if not s.endswith("?")]
 
 
 @lru_cache(maxsize=8192)

@@ -41,6 +41,7 @@ __all__ = [
     "content_terms",
     "fold_apostrophes",
     "normalize_keyword",
+    "sentences",
     "singularize",
     "tokenize",
 ]
@@ -49,6 +50,7 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _NON_WORD_RE = re.compile(r"[^\w\s]|_")
 _POSSESSIVE_RE = re.compile(r"(?<=\w)'s\b|(?<=s)'(?!\w)")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 _STEMMERS = threading.local()
 _ARTICLES = frozenset({"a", "an", "the"})
 
@@ -123,6 +125,20 @@ def tokenize(text: str) -> list[str]:
         The tokens in order, duplicates kept.
     """
     return _TOKEN_RE.findall(fold_apostrophes(text).lower())
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``: a sentence ends at ``.``, ``!`` or ``?`` followed by a
+    space, or at a line break; each keeps its end mark, without the spaces around it.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        Its sentences in order, none empty (``"3.5 km. Then home"`` -> ``["3.5 km.",
+        "Then home"]``).
+    """
+    return [s.strip() for s in _SENTENCE_END_RE.split(text) if s.strip()]
 
 
 def singularize(word: str) -> str:

@@ -15,6 +15,7 @@ from langmemcore.text import (
     stem,
     tokenize,
 )
+from langmemcore.text.tokens import sentences
 
 
 def test_tokenize_lowercases_and_keeps_contractions_whole() -> None:
@@ -211,3 +212,15 @@ def test_unrelated_words_keep_apart(a: str, b: str) -> None:
 
 def test_stem_sets_compare_texts_by_stem() -> None:
     assert content_stem_set("Melanie was painting sunsets") >= {stem("paint"), "sunset"}
+
+
+def test_sentences_end_at_a_mark_before_a_space_or_at_a_line_break() -> None:
+    assert sentences("I ran 3.5 km. Then home!  Tired?\nyes\n\n  ok ") == [
+        "I ran 3.5 km.",
+        "Then home!",
+        "Tired?",
+        "yes",
+        "ok",
+    ]
+    assert sentences("  \n ") == []
+    assert sentences("wait...what?! no way") == ["wait...what?!", "no way"]
