@@ -16,11 +16,13 @@ conjunction); "the user manual" or "user accounts" are things, not the user.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from langmemcore.text._lexicon import ADVERBS, word_set
 from langmemcore.text.keywords import lookup_verb
-from langmemcore.text.phrases import phrases
+from langmemcore.text.phrases import PhraseSet, phrases
+from langmemcore.text.tokens import tokenize
 
 __all__ = [
     "USER",
@@ -38,11 +40,8 @@ USER = "user"
 USER_NOUNS = word_set("user")
 """Nouns that name the user in the third person (with or without ``the``)."""
 
-_REFERENCE_RE = re.compile(
-    r"\b(?P<the>the\s+)?(?P<noun>" + "|".join(sorted(USER_NOUNS)) + r")(?P<poss>['\u2019]s)?\b"
-    r"(?P<gap>\s*)(?P<next>[A-Za-z'\u2019]+)?",
-    re.IGNORECASE,
-)
+_REFERENCE = PhraseSet.of_words([f"the {noun}" for noun in sorted(USER_NOUNS)] + sorted(USER_NOUNS))
+_APOSTROPHES = "'\u2019"
 _ASKER = phrases("person.asker")
 _FIRST_PERSON = {
     "is": "am",
@@ -54,7 +53,6 @@ _FIRST_PERSON = {
     "was": "was",
     "wasn't": "wasn't",
 }
-_WORD_RE = re.compile(r"\s+(?P<word>[A-Za-z'\u2019]+)")
 _CLOSERS = frozenset(".,;:!?)\"'\n")
 _AUXILIARIES = word_set(
     """can could may might must will would shall should had did didn't won't wouldn't can't
@@ -62,10 +60,8 @@ _AUXILIARIES = word_set(
 )
 _MORE_VERBS = word_set("live like dislike marry rent")
 """Verbs of what notes say about a user that the verb table lacks."""
-_ASKED_RE = re.compile(
-    r"\b(?:do|does|did|can|could|will|would|should|may|might|must|has|have|had)\s+$",
-    re.IGNORECASE,
-)
+_ASKING = word_set("do does did can could will would should may might must has have had")
+"""Auxiliaries that ask: a bare verb after "does the user" agrees with the user."""
 _AFTER_OBJECT = word_set(
     """and or but nor to for from with about at in on of by as than so because since when
     while who that which"""
@@ -98,7 +94,7 @@ def asks_about_user(question: str) -> bool:
     """
     if _ASKER.search(question):
         return True
-    return any(_role(question, m) is not None for m in _REFERENCE_RE.finditer(question))
+    return any(_role(question, ref) is not None for ref in _references(question))
 
 
 def _base(verb: str) -> str:
@@ -140,34 +136,92 @@ def _verb_like(word: str, asked: bool) -> bool:
     return base in _MORE_VERBS or (found is not None and found[1] == "base")
 
 
-def _role(text: str, m: re.Match[str]) -> str | None:
+@dataclass(frozen=True)
+class _Reference:
+    """Words of a text naming the user ("the user", "User's"), and what follows them.
+
+    Attributes:
+        start: Where they start.
+        noun_end: Where the noun ends.
+        poss: The possessive ``'s`` after the noun, or ``""``.
+        gap: The spaces after them.
+        next: The word after the spaces (letters and apostrophes), or ``""``.
+        next_start: Where that word starts.
+    """
+
+    start: int
+    noun_end: int
+    poss: str
+    gap: str
+    next: str
+    next_start: int
+
+
+def _references(text: str) -> Iterator[_Reference]:
+    """The references to the user in ``text``, each with the word after it."""
+    last = 0
+    for found in _REFERENCE.finditer(text):
+        if found.start < last:
+            continue
+        poss = text[found.end : found.end + 2]
+        closed = not (
+            text[found.end + 2 : found.end + 3].isalnum()
+            or text[found.end + 2 : found.end + 3] == "_"
+        )
+        poss = poss if poss[:1] in _APOSTROPHES and poss[1:] == "s" and closed else ""
+        at = found.end + len(poss)
+        gap = text[at:][: len(text[at:]) - len(text[at:].lstrip())]
+        word = _letters(text, at + len(gap))
+        last = at + len(gap) + len(word)
+        yield _Reference(found.start, found.end, poss, gap, word, at + len(gap))
+
+
+def _letters(text: str, start: int) -> str:
+    """The run of ASCII letters and apostrophes of ``text`` from ``start``."""
+    end = start
+    while end < len(text) and (
+        (text[end].isascii() and text[end].isalpha()) or text[end] in _APOSTROPHES
+    ):
+        end += 1
+    return text[start:end]
+
+
+def _asks_before(text: str) -> bool:
+    """Whether ``text`` ends with an asking auxiliary and spaces ("Where does ")."""
+    stripped = text.rstrip()
+    words = tokenize(stripped)
+    return stripped != text and stripped[-1:].isalpha() and bool(words) and words[-1] in _ASKING
+
+
+def _role(text: str, ref: _Reference) -> str | None:
     """``"poss"``, ``"subject"`` or ``"object"`` for a reference to the user, else None."""
-    if m["poss"]:
+    if ref.poss:
         return "poss"
-    if m["next"] is None or not m["gap"]:
-        after = text[m.end("noun") : m.end("noun") + 1]
+    if not ref.next or not ref.gap:
+        after = text[ref.noun_end : ref.noun_end + 1]
         return "object" if not after.strip() or after in _CLOSERS else None
-    low = m["next"].lower()
+    low = ref.next.lower()
     if low in _AFTER_OBJECT:
         return "object"
-    asked = bool(_ASKED_RE.search(text, 0, m.start()))
-    return "subject" if _verb_like(m["next"], asked) else None
+    return "subject" if _verb_like(ref.next, _asks_before(text[: ref.start])) else None
 
 
-def _subject(text: str, m: re.Match[str]) -> tuple[str, int]:
+def _subject(text: str, ref: _Reference) -> tuple[str, int]:
     """``I`` and the agreeing verb for a subject reference, with where the rewrite ends:
     up to two adverbs between the two stay (``User also likes`` -> ``I also like``).
     """
-    out, at, word = "I" + m["gap"], m.start("next"), m["next"]
+    out, at, word = "I" + ref.gap, ref.next_start, ref.next
     for _ in range(2):
         low = word.lower()
         if low not in ADVERBS or low in _FIRST_PERSON:
             break
-        nxt = _WORD_RE.match(text, at + len(word))
-        if nxt is None:
+        rest = text[at + len(word) :]
+        start = at + len(word) + len(rest) - len(rest.lstrip())
+        following = _letters(text, start)
+        if start == at + len(word) or not following:
             break
-        out += text[at : nxt.start("word")]
-        at, word = nxt.start("word"), nxt["word"]
+        out += text[at:start]
+        at, word = start, following
     return out + _base(word), at + len(word)
 
 
@@ -187,18 +241,18 @@ def user_as_first_person(text: str) -> str | None:
     """
     pieces: list[str] = []
     last = 0
-    for m in _REFERENCE_RE.finditer(text):
-        role = _role(text, m)
+    for ref in _references(text):
+        role = _role(text, ref)
         if role is None:
             continue
-        start = m.start()
+        start = ref.start
         initial = not text[:start].strip() or text[:start].rstrip()[-1] in ".!?;:\n"
         if role == "poss":
-            word, end = ("My" if initial else "my"), m.end("poss")
+            word, end = ("My" if initial else "my"), ref.noun_end + len(ref.poss)
         elif role == "object":
-            word, end = "me", m.end("noun")
+            word, end = "me", ref.noun_end
         else:
-            word, end = _subject(text, m)
+            word, end = _subject(text, ref)
         pieces.append(text[last:start])
         pieces.append(word)
         last = end
