@@ -52,11 +52,7 @@ _AUX = re.compile(
     r"fully|somehow|basically|mostly)\b",
     re.IGNORECASE,
 )
-_PAST_VERB = re.compile(
-    r"(?:\w+ed|sold|got|left|quit|bought|broke|became|took|found|began|made|went|gave|"
-    r"joined|moved|started|picked up|took up)\b",
-    re.IGNORECASE,
-)
+_PAST_VERB = phrases("clause.past_verb")
 _NEGATIONS = frozenset({"not", "never", "don't", "doesn't", "didn't", "haven't", "hasn't"})
 _CHANGE = phrases("clause.change")
 _ANYMORE = phrases("clause.anymore")
@@ -65,7 +61,7 @@ _PRONOUNS = word_set(
     """he she they it it's you i we this that there her his my our their your its he's she's
     they're you're that's there's"""
 )
-_HE_SHE = re.compile(r"(?:[Ss]he|[Hh]e)(?=\s|'s\b)")
+_HE_SHE = phrases("clause.he_she")
 _BE_FORMS = frozenset({"am", "is", "are", "was", "were", "'m", "'s", "'re", "been"})
 _NOT_VERBS = word_set(
     """am is are was were be been 'm 's 're have has had 've do does did a an the in on at
@@ -130,9 +126,9 @@ def opening(
     """
     lead = _LEAD.match(clause)
     at = lead.end() if lead else 0
-    pronoun = _HE_SHE.match(clause, at)
-    if pronoun and named:
-        return Opening(named, "", pronoun.end(), "third")
+    pronoun = _pronoun_end(clause, at)
+    if pronoun is not None and named:
+        return Opening(named, "", pronoun, "third")
     found = _SUBJECT.match(clause, at)
     if found:
         raw = found.group("subj")
@@ -147,9 +143,23 @@ def opening(
     word = clause[at:].split(" ", 1)[0].lower()
     if carried and word and word not in _PRONOUNS and not clause[at].isupper():
         return Opening(carried, "", at, "none")
-    if first and speaker and _PAST_VERB.match(clause, at):
+    past = _PAST_VERB.starts_at(clause, at)
+    if first and speaker and past is not None and past.start == at:
         return Opening(speaker, "", at, "none")
     return None
+
+
+def _pronoun_end(clause: str, at: int) -> int | None:
+    """Where "she" / "he" ends when the clause has it at ``at``, before a space or "'s"
+    ("She moved", "he's in Oslo").
+    """
+    found = _HE_SHE.starts_at(clause, at)
+    if found is None or found.start != at or not clause[at + 1 : found.end].islower():
+        return None
+    after = clause[found.end : found.end + 3]
+    spaced = after[:1].isspace()
+    owned = after[:2] == "'s" and not (after[2:].isalnum() or after[2:] == "_")
+    return found.end if spaced or owned else None
 
 
 def value_of(pattern: Pattern, match: re.Match[str]) -> str | None:

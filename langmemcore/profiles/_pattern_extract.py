@@ -33,28 +33,19 @@ from langmemcore.profiles._clauses import (
 from langmemcore.profiles._patterns import OWNED
 from langmemcore.profiles._values import cut_value, name_run
 from langmemcore.profiles.aspects import AspectStatement
+from langmemcore.text.phrases import phrases
 from langmemcore.text.tokens import fold_apostrophes, sentences, singularize
 
 __all__ = ["pattern_statements"]
 
 _OWNER = re.compile(r"\b(?P<owner>[Mm]y|[Oo]ur|[A-Z][a-z]+'s)\s+")
-_GONE = re.compile(
-    r"\s*(?:,\s*)?(?:just\s+|recently\s+|sadly\s+)?(?:died|passed away|passed|ran away|"
-    r"was put down|is gone|got stolen|was stolen|got totaled|got totalled|was totaled|"
-    r"was totalled|was written off)\b",
-    re.IGNORECASE,
-)
+_GONE = phrases("owned.gone")
 _APPOSED = re.compile(r"(?P<name>[A-Z][a-z]+(?<!ly)),\s*$")
 _NAME_LIST = re.compile(r"^(?:named\s+|called\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,3})$")
 _NAMES = re.compile(r"^([A-Z][a-z]+)(?:\s*(?:,|and|&)\s*([A-Z][a-z]+))+$")
 _NAME_IS = re.compile(r"\b(?:her|his|its|their)\s+name(?:'s|\s+is)\s+([A-Z][a-z]+)")
 _IT_IS = re.compile(r"(?:It's|It is|She's|He's)\s+an?\s+(.+)")
-_COMPOUND = re.compile(
-    r"\s+(?:painting|paintings|food|toys?|walker|sitter|bed|park|show|hair|treats?|photos?|"
-    r"pictures?|drawing|sculpture|costume|mug|shirt|collar|leash|sanctuary|shelter|"
-    r"rescue|breeder|trainer|groomer|video|videos|meme|memes|cafe|yoga)\b",
-    re.IGNORECASE,
-)
+_COMPOUND = phrases("owned.compound")
 _NAME_NEXT = re.compile(r"(?:Her|His|Its|Their)\s+name(?:'s|\s+is)\s+([A-Z][a-z]+)")
 _UNNAMED = frozenset({"partner", "pet", "band", "gym", "vehicle"})
 
@@ -149,9 +140,9 @@ def _owned(sentence: str, speaker: str | None) -> list[AspectStatement]:
             before = _APPOSED.search(sentence[: owner.start()]) if form.aspect == "pet" else None
             if not name and before and before.group("name") not in NAME_WORDS:
                 name = before.group("name")
-            if _COMPOUND.match(sentence, match.end()):
+            if _COMPOUND.starts_at(sentence, match.end(), spaced=True):
                 break
-            gone = bool(_GONE.match(sentence, match.end()))
+            gone = _GONE.starts_at(sentence, match.end()) is not None
             if (form.named_only and not name) or (form.gone_only and not gone):
                 break
             noun = match.group("noun").lower() if form.with_noun else ""

@@ -261,6 +261,28 @@ class PhraseSet:
             yield Phrase(words[at].start, last.head_end if head else last.end, at)
             at = end
 
+    def starts_at(self, text: str, offset: int, *, spaced: bool = False) -> Phrase | None:
+        """The longest match whose first word is the first of ``text`` at or after
+        ``offset`` with only spaces before it, or ``None``.
+
+        Args:
+            text: The text.
+            offset: Where the match may start (spaces after it are skipped).
+            spaced: Whether at least one space must come between ``offset`` and the match.
+        """
+        words = _words(text)
+        at = next((i for i, word in enumerate(words) if word.start >= offset), len(words))
+        if at == len(words) or text[offset : words[at].start].strip():
+            return None
+        if spaced and words[at].start == offset:
+            return None
+        ends = [end for _, end in self._starting(words, at)]
+        if not ends:
+            return None
+        end, head = max(ends, key=lambda end: (end[0], not end[1]))
+        last = words[end - 1]
+        return Phrase(words[at].start, last.head_end if head else last.end, at)
+
     def names_in(self, text: str) -> frozenset[str]:
         """The names of the sets (see :meth:`union`) of which some phrase matches ``text``."""
         if not self._may_match(text):
@@ -305,7 +327,7 @@ class PhraseSet:
     def _may_start(self, word: _Word) -> bool:
         """Whether a phrase of the set may start at ``word`` (a quick test)."""
         if not word.is_word:
-            return False
+            return bool(self._anywhere) or word.text in self._by_word
         if self._anywhere or word.text in self._by_word or word.head in self._by_word:
             return True
         return bool(self._globbed) and bool(self._globbed_from(word))
@@ -332,12 +354,10 @@ class PhraseSet:
         index, and whether its last word matched by its head only).
         """
         word = words[at]
-        if not word.is_word:
-            return
         candidates = self._by_word.get(word.text, [])
         if word.head != word.text:
             candidates = candidates + self._by_word.get(word.head, [])
-        if self._globbed:
+        if self._globbed and word.is_word:
             candidates = candidates + self._globbed_from(word)
         for entry in (*candidates, *self._anywhere) if self._anywhere else candidates:
             unless = entry.unless

@@ -127,3 +127,15 @@ def test_every_set_of_the_data_loads_and_matches_its_own_words() -> None:
             if len(words) == len(phrase.split()):
                 sample = " ".join(w.rstrip("?") for w in words)
                 assert phrases(name).search(f"x {sample} y") is not None, (name, phrase)
+
+
+def test_starts_at_matches_only_the_first_word_after_an_offset() -> None:
+    found = PhraseSet([",? just? died", "went away"])
+    text = "my dog Max , just died. Then went away"
+    offset = text.index("Max") + 3
+    assert found.starts_at(text, offset) is not None, "spaces and a comma may come first"
+    assert found.starts_at(text, text.index("Then")) is None, "'Then' starts no phrase"
+    assert found.starts_at(text, 1) is None, "a word that is not a phrase's comes first"
+    spaced = PhraseSet(["food"])
+    assert spaced.starts_at("dog food", 3, spaced=True) is not None
+    assert spaced.starts_at("dogfood food", 3, spaced=True) is None
