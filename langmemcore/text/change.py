@@ -15,7 +15,6 @@ negated: a question ("Still teaching?") or "I'm not giving up" states no change.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from langmemcore.text.phrases import phrases
@@ -25,7 +24,13 @@ __all__ = ["announces_change", "change_clauses", "states_present"]
 
 _CHANGE = phrases("change.announced")
 _PRESENT = phrases("change.present")
-_CLAUSE = re.compile(r"[^.;:!?,]+")
+_CLAUSE_MARKS = str.maketrans(dict.fromkeys(".;:!?", ","))
+"""Marks that end a clause, each written as a comma to split at."""
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The clauses of a sentence: the runs between its punctuation marks."""
+    return [clause for clause in sentence.translate(_CLAUSE_MARKS).split(",") if clause]
 
 
 def _statements(text: str) -> list[str]:
@@ -41,7 +46,7 @@ def change_clauses(text: str) -> tuple[str, ...]:
     return tuple(
         clause
         for sentence in _statements(text)
-        for clause in _CLAUSE.findall(sentence)
+        for clause in _clauses(sentence)
         if _CHANGE.search(clause)
     )
 
