@@ -68,11 +68,13 @@ class Phrase:
         end: The offset after its last character (before the apostrophe of a last word
             matched by its head: "Caroline" in "Caroline's").
         first: The index of its first word among the text's words.
+        words_end: The index after its last word.
     """
 
     start: int
     end: int
     first: int
+    words_end: int
 
 
 def _glob(pattern: str) -> Callable[[str], bool]:
@@ -250,16 +252,12 @@ class PhraseSet:
         words = _words(text)
         at = 0
         while at < len(words):
-            ends = (
-                [end for _, end in self._starting(words, at)] if self._may_start(words[at]) else []
-            )
-            if not ends:
+            found = self._longest(words, at) if self._may_start(words[at]) else None
+            if found is None:
                 at += 1
                 continue
-            end, head = max(ends, key=lambda end: (end[0], not end[1]))
-            last = words[end - 1]
-            yield Phrase(words[at].start, last.head_end if head else last.end, at)
-            at = end
+            yield found
+            at = found.words_end
 
     def starts_at(self, text: str, offset: int, *, spaced: bool = False) -> Phrase | None:
         """The longest match whose first word is the first of ``text`` at or after
@@ -276,12 +274,7 @@ class PhraseSet:
             return None
         if spaced and words[at].start == offset:
             return None
-        ends = [end for _, end in self._starting(words, at)]
-        if not ends:
-            return None
-        end, head = max(ends, key=lambda end: (end[0], not end[1]))
-        last = words[end - 1]
-        return Phrase(words[at].start, last.head_end if head else last.end, at)
+        return self._longest(words, at)
 
     def names_in(self, text: str) -> frozenset[str]:
         """The names of the sets (see :meth:`union`) of which some phrase matches ``text``."""
@@ -314,6 +307,17 @@ class PhraseSet:
             kept += [text[last : found.start], written]
             last = found.end
         return "".join([*kept, text[last:]])
+
+    def _longest(self, words: tuple[_Word, ...], at: int) -> Phrase | None:
+        """The longest match from word ``at``; of two as long, the one whose last word
+        matched whole.
+        """
+        ends = [end for _, end in self._starting(words, at)]
+        if not ends:
+            return None
+        end, head = max(ends, key=lambda end: (end[0], not end[1]))
+        last = words[end - 1]
+        return Phrase(words[at].start, last.head_end if head else last.end, at, end)
 
     def _may_match(self, text: str) -> bool:
         """Whether a phrase of the set may match ``text`` (a quick test)."""
