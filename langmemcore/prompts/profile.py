@@ -151,7 +151,8 @@ def _without_article(value: str) -> str:
     """``value`` without the article or possessive it starts with, when a word follows."""
     first, _, rest = value.partition(" ")
     found = _ARTICLE.search(first)
-    return rest if rest and found is not None and found.end == len(first) else value
+    whole = found is not None and (found.start, found.end) == (0, len(first))
+    return rest if rest and whole else value
 
 
 def _value(raw: str) -> str | None:
