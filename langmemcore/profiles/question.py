@@ -109,7 +109,7 @@ def _without_when_clauses(question: str) -> str:
     for found in _WHEN.finditer(question):
         if found.start < last:
             continue
-        ends = [at for at in (question.find(",", found.end), question.find("?", found.end))]
+        ends = (question.find(",", found.end), question.find("?", found.end))
         stop = min((at for at in ends if at >= 0), default=len(question))
         kept += [question[last : found.start], " "]
         last = stop

@@ -5,18 +5,21 @@ The phrase sets live in ``phrases.toml`` beside this module, each under a name
 patterns separated by spaces; a text matches where its words follow the same sequence.
 
 - A word pattern is one or more alternatives separated by ``|`` (``"has|have"``); an
-  alternative is a lowercase word where ``*`` stands for any letters (``"relocate*"``,
-  ``"*'re"``; ``"*"`` alone is any word) and ``#`` for a digit (``"19##"``). A trailing
+  alternative is a lowercase word where ``*`` stands for one or more characters
+  (``"relocate*"``, which "relocate" is not; ``"*'re"``; ``"*"`` alone is any word) and
+  ``#`` for a digit (``"19##"``); a punctuation mark matches only itself (``",?"``). A trailing
   ``?`` makes the word optional (``"now|finally?"``; ``"*?"`` is a gap of at most one
   word); a leading ``!`` asks that the next word is none of the alternatives, or that the
   text ends, and takes no word (``"working !out"``).
 - Words are compared lowercase with apostrophes folded, and a word written with an
-  apostrophe also matches by what comes before it: ``"i"`` matches "I'm", ``"caroline"``
-  matches "Caroline's", while ``"didn't"`` matches only itself.
+  apostrophe also matches by what comes before it, as a phrase's last word (the match
+  then ends at the apostrophe): ``"i"`` matches "I'm", ``"caroline"`` matches
+  "Caroline's", ``"that *"`` does not match "that's great", and ``"didn't"`` matches
+  only itself.
 - Words are letters and digits, with apostrophes inside; every other character but
   spaces is a word of its own, so a phrase never matches across a comma or a full stop.
 - A set's ``unless_after`` words cancel a match they come right before
-  (``["*not", "*n't", "never"]``: "not moved" is no move).
+  (``["not", "*not", "*n't", "never"]``: "not moved" is no move).
 
 Matches are found left to right, the longest at each place, without overlapping.
 :meth:`PhraseSet.union` joins named sets into one that tells which of them a text
