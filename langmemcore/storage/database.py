@@ -36,6 +36,7 @@ from sqlalchemy.exc import (
     DBAPIError,
     DisconnectionError,
     IntegrityError,
+    InvalidRequestError,
     OperationalError,
     ProgrammingError,
 )
@@ -292,6 +293,9 @@ class Database:
         docstring) retry with exponential back-off for up to ``reconnect_timeout``
         seconds.
 
+        A checkout the pool gave up on (two connections in a row closed before use, as
+        when backends are terminated while they are made) is retried the same way.
+
         Raises:
             OperationalError: The connection was refused by a server that is not
                 restarting (mapped by the caller).
@@ -303,6 +307,14 @@ class Database:
         while True:
             try:
                 return await engine.connect()
+            except InvalidRequestError as exc:
+                if time.monotonic() + delay > deadline:
+                    raise DatabaseUnavailableError(
+                        "The database closed each connection it gave "
+                        f"(retried for {self.reconnect_timeout:g} s)"
+                    ) from exc
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RECONNECT_MAX_S)
             except OperationalError as exc:
                 reason: DatabaseUnavailableError | None = None
                 try:

@@ -26,7 +26,8 @@ import psutil
 import psycopg
 import pytest
 from langgraph.store.base import PutOp
-from sqlalchemy import text
+from sqlalchemy import event, text
+from sqlalchemy.exc import DisconnectionError
 
 from langmemcore import DatabaseUnavailableError, MemoryStore
 from langmemcore.construction import ObservationIn
@@ -501,3 +502,40 @@ async def test_a_fault_during_a_write_leaves_nothing_behind(
             item = await store.aget(ns, f"t{i}")
             assert item is not None and item.value == {"text": turn(i)}
     await database.dispose()
+
+
+def _refuse_checkouts(database: Database, times: int | None) -> list[int]:
+    """Make the pool find the next ``times`` connections it checks out closed (every one
+    when None), as when backends are terminated while they are made; returns the count.
+    """
+    refused = [0]
+
+    def refuse(dbapi_connection: object, record: object, proxy: object) -> None:
+        if times is None or refused[0] < times:
+            refused[0] += 1
+            raise DisconnectionError("terminated before use")
+
+    event.listen(database.engine(autocommit=False).sync_engine, "checkout", refuse)
+    return refused
+
+
+async def test_a_checkout_the_pool_gives_up_on_is_retried(database_url: str) -> None:
+    """Two connections in a row closed before use make the pool give up a checkout
+    (SQLAlchemy's "This connection is closed"); the call waits and goes on.
+    """
+    database = Database(database_url, reconnect_timeout=10.0)
+    refused = _refuse_checkouts(database, 2)
+    async with database.session() as session:
+        assert (await session.execute(text("SELECT 1"))).scalar() == 1
+    assert refused[0] == 2
+
+
+async def test_a_pool_that_never_gets_a_live_connection_fails_clearly(database_url: str) -> None:
+    """When every connection is closed before use, the call stops after
+    ``reconnect_timeout`` with a DatabaseUnavailableError, not the pool's own error.
+    """
+    database = Database(database_url, reconnect_timeout=1.0)
+    _refuse_checkouts(database, None)
+    with pytest.raises(DatabaseUnavailableError, match="closed each connection"):
+        async with database.session() as session:
+            await session.execute(text("SELECT 1"))
