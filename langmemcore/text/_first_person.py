@@ -19,7 +19,6 @@ line break; splitting too often only repeats the name):
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
@@ -32,24 +31,25 @@ from langmemcore.text._lexicon import (
     word_set,
 )
 from langmemcore.text.keywords import lookup_verb
+from langmemcore.text.tokens import fold_apostrophes, word_spans
 
-_BOUNDARY_RE = re.compile(r"[.!?;:]+(?=\s|$)|\n")
-_INTRO_RE = re.compile(r"\bI(?:['\u2019]m|\s+am)\b")
-_PRONOUN_RE = re.compile(
-    r"\b(?:i['\u2019](?P<tail>m|ve|d|ll)|(?P<i>i)(?!['\u2019.]\w)|(?P<obj>me|myself)"
-    r"|(?P<poss>my|mine))\b",
-    re.IGNORECASE,
-)
-_WORD_RE = re.compile(r"\s+(?P<word>[A-Za-z][A-Za-z'\u2019]*)")
-_MINE_AFTER_RE = re.compile(
-    r"(?:^|[,;:.!?]|\b(?:of|is|was|are|were|be|and|or|that's|it's|'s))\s*$", re.IGNORECASE
-)
-_INVERTED_RE = re.compile(r"\b(?P<aux>am|have|do|don't|haven't|was|wasn't)(?P<gap>\s+)$", re.I)
-_COMPOUND_RE = re.compile(r"(?:^|[,;:.!?(]\s*)(?P<lead>[^,;:.!?(]*?)\s+(?:and|or|nor)\s+$")
-_BRACKETS_RE = re.compile(r"\[[^\]]*\]")
-_TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
-_NAME_RE = re.compile(r"\s+(?P<name>[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*)*)")
-
+_ENDS = ".!?;:"
+_CLAUSE_MARKS = ",;:.!?("
+_APOSTROPHES = "'\u2019"
+_PRONOUNS = {
+    "i": "i",
+    "i'm": "m",
+    "i've": "ve",
+    "i'd": "d",
+    "i'll": "ll",
+    "me": "obj",
+    "myself": "obj",
+    "my": "poss",
+    "mine": "poss",
+}
+_MINE_AFTER = word_set("of is was are were be and or")
+_INVERTING = word_set("am have do don't haven't was wasn't")
+_CONJUNCTIONS = ("and", "or", "nor")
 _NAME_AGREEMENT = {
     "am": "is",
     "have": "has",
@@ -98,12 +98,131 @@ _NOT_PLURAL = word_set(
 )
 
 
+def _is_word_char(char: str) -> bool:
+    """Whether ``char`` is a letter, a digit or ``_``."""
+    return char.isalnum() or char == "_"
+
+
+def _is_letter(char: str) -> bool:
+    """Whether ``char`` is an ASCII letter."""
+    return char.isascii() and char.isalpha()
+
+
+@dataclass(frozen=True)
+class _Mention:
+    """A first-person word: where it is, as written, and its kind (``i``, a contraction's
+    tail ``m`` / ``ve`` / ``d`` / ``ll``, ``obj`` or ``poss``).
+    """
+
+    start: int
+    end: int
+    written: str
+    kind: str
+
+    @property
+    def tail(self) -> str:
+        """The contraction's tail, ``""`` for anything but ``I'm`` / ``I've`` / ...."""
+        return "" if self.kind in ("i", "obj", "poss") else self.kind
+
+
+def _pronoun_kind(word: str) -> str | None:
+    """The kind of a first-person word (see `_Mention`), ``None`` for any other word."""
+    return _PRONOUNS.get(fold_apostrophes(word).lower())
+
+
+def _mentions(text: str) -> list[_Mention]:
+    """The first-person words of ``text`` in order (not the ``i`` of ``i.e.``)."""
+    found = []
+    for start, end in word_spans(text):
+        if text[start] not in "iImM" or end - start > 6:
+            continue
+        kind = _pronoun_kind(text[start:end])
+        after = text[end : end + 2]
+        if kind is None or (
+            kind == "i" and len(after) == 2 and after[0] in "'\u2019." and _is_word_char(after[1])
+        ):
+            continue
+        found.append(_Mention(start, end, text[start:end], kind))
+    return found
+
+
+def _boundaries(text: str) -> list[int]:
+    """0 and the offset after each sentence end: ``.`` ``!`` ``?`` ``;`` ``:`` before a
+    space or the text's end, and a line break.
+    """
+    ends = [0]
+    for mark in "\n" + _ENDS:
+        at = text.find(mark)
+        while at >= 0:
+            if mark == "\n" or at + 1 == len(text) or text[at + 1].isspace():
+                ends.append(at + 1)
+            at = text.find(mark, at + 1)
+    return sorted(ends)
+
+
+def _word_after(text: str, pos: int) -> tuple[int, int] | None:
+    """The span of the word after the spaces at ``pos`` (ASCII letters and apostrophes,
+    opening with a letter); ``None`` when no space or no such word follows.
+    """
+    start = pos
+    while start < len(text) and text[start].isspace():
+        start += 1
+    if start == pos or start == len(text) or not _is_letter(text[start]):
+        return None
+    end = start + 1
+    while end < len(text) and (_is_letter(text[end]) or text[end] in _APOSTROPHES):
+        end += 1
+    return start, end
+
+
+def _name_at(text: str, pos: int) -> str | None:
+    """The capitalised words after the spaces at ``pos`` (``Tomas Ferreira``), if any."""
+    i = pos
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i == pos:
+        return None
+    start, end = i, None
+    while i < len(text) and "A" <= text[i] <= "Z":
+        i += 1
+        while i < len(text) and (_is_word_char(text[i]) or text[i] in "'\u2019-"):
+            i += 1
+        end = i
+        while i < len(text) and text[i].isspace():
+            i += 1
+    return None if end is None else text[start:end]
+
+
+def _mine_is_owned(text: str, at: int) -> bool:
+    """Whether the ``mine`` at ``at`` is the possessive: it opens a clause or follows a
+    link word (``of mine``, ``it's mine``, ``Lena's and mine``).
+    """
+    before = text[:at].rstrip()
+    if not before or before[-1] in ",;:.!?":
+        return True
+    k = len(before)
+    while k and _is_word_char(before[k - 1]):
+        k -= 1
+    word = before[k:].lower()
+    if word in _MINE_AFTER:
+        return True
+    return word == "s" and k >= 2 and before[k - 1] == "'" and _is_word_char(before[k - 2])
+
+
 def _compound(text: str, at: int) -> bool:
     """Whether the ``I`` at ``at`` ends a compound subject (``My sister and I``)."""
-    m = _COMPOUND_RE.search(text, 0, at)
-    if m is None:
+    before = text[:at]
+    head = before.rstrip()
+    if head == before:
         return False
-    lead = m["lead"].split()
+    for word in _CONJUNCTIONS:
+        if head.endswith(word) and len(head) > len(word) and head[-len(word) - 1].isspace():
+            lead_text = head[: -len(word)]
+            break
+    else:
+        return False
+    cut = max(lead_text.rfind(mark) for mark in _CLAUSE_MARKS)
+    lead = lead_text[cut + 1 :].split()
     if not lead or len(lead) > 3:
         return False
     first = lead[0].replace("\u2019", "'")
@@ -150,11 +269,21 @@ def _name_like(low: str) -> bool:
     return not (low in _COMMON_STARTERS or low in ADVERBS or low in INTENSIFIERS)
 
 
+def _unbracketed(text: str) -> str:
+    """``text`` with each ``[...]`` (an annotated date) blanked."""
+    kept, pos = [], 0
+    while (opening := text.find("[", pos)) >= 0 and (closing := text.find("]", opening)) >= 0:
+        kept.append(text[pos:opening] + " ")
+        pos = closing + 1
+    return "".join(kept) + text[pos:]
+
+
 def _other_referent(prefix: str, aliases: frozenset[str]) -> bool:
     """Whether the sentence so far names someone a pronoun could be mistaken for."""
-    words = _TOKEN_RE.findall(_BRACKETS_RE.sub(" ", prefix))
+    unbracketed = _unbracketed(prefix)
+    words = [unbracketed[start:end] for start, end in word_spans(unbracketed)]
     for index, word in enumerate(words):
-        low = word.lower().replace("\u2019", "'")
+        low = fold_apostrophes(word).lower()
         if low in ("i", "me", "my", "mine", "myself") or low.startswith("i'") or low in aliases:
             continue
         if low in _OTHER_REFERENTS or (word[0].isupper() and (index > 0 or _name_like(low))):
@@ -189,80 +318,96 @@ class _Sentence:
             self.start, self.mentioned = start, False
 
 
-def _possessive(s: _Sentence, m: re.Match[str], pronoun: bool) -> str:
+def _possessive(s: _Sentence, m: _Mention, pronoun: bool) -> str:
     """``my`` -> ``Priya's`` / ``their``; ``mine`` -> ``Priya's`` / ``theirs``."""
-    word = m.group("poss").lower()
-    if word == "mine" and not _MINE_AFTER_RE.search(s.text, 0, m.start()):
-        return m.group("poss")
+    word = m.written.lower()
+    if word == "mine" and not _mine_is_owned(s.text, m.start):
+        return m.written
     if pronoun:
         return "their" if word == "my" else "theirs"
     return s.name + "'s"
 
 
-def _object(m: re.Match[str], pronoun: bool, name: str) -> str:
+def _object(m: _Mention, pronoun: bool, name: str) -> str:
     """``me`` -> ``Priya`` / ``them``; ``myself`` -> ``Priya`` / ``themselves``."""
     if not pronoun:
         return name
-    return "themselves" if m.group("obj").lower() == "myself" else "them"
+    return "themselves" if m.written.lower() == "myself" else "them"
 
 
 def _introduction(s: _Sentence, end: int) -> str | None:
     """The introduced full name when ``I'm`` / ``I am`` at ``end`` introduces the speaker."""
-    m = _NAME_RE.match(s.text, end)
-    if m is None or m.group("name").split()[0] != s.name.split()[0]:
+    name = _name_at(s.text, end)
+    if name is None or name.split()[0] != s.name.split()[0]:
         return None
-    return m.group("name")
+    return name
 
 
-def _subject(s: _Sentence, m: re.Match[str], pronoun: bool, inverted: bool) -> str:
+def _subject(s: _Sentence, m: _Mention, pronoun: bool, inverted: bool) -> str:
     """Resolve a subject ``I`` / ``I'm`` / ``I've`` / ``I'll`` / ``I'd`` and its verb."""
-    tail = (m.group("tail") or "").lower()
-    end = m.end()
-    verb_match = _WORD_RE.match(s.text, end)
-    if tail in ("", "m") and (tail == "m" or (verb_match and verb_match["word"].lower() == "am")):
-        intro_end = verb_match.end() if not tail and verb_match else end
+    text, tail = s.text, m.tail
+    verb = _word_after(text, m.end)
+    if tail in ("", "m") and (tail == "m" or (verb and text[verb[0] : verb[1]].lower() == "am")):
+        intro_end = verb[1] if not tail and verb else m.end
         if _introduction(s, intro_end) is not None:
             s.pos = intro_end
             return "this is"
     subject = "they" if pronoun else s.name
     if tail:
         aux = _TAILS.get(tail, "would")
-        nxt = verb_match["word"].lower() if verb_match else ""
+        nxt = text[verb[0] : verb[1]].lower() if verb else ""
         if aux == "would" and (nxt in _HAD_NEXT or nxt.endswith("ed")):
             aux = "had"
         return f"{subject} {_agree(aux, pronoun)}"
-    if inverted or _compound(s.text, m.start()):
+    if inverted or _compound(text, m.start):
         return subject
     skipped = 0
-    while verb_match and _is_adverb(verb_match["word"].lower()) and skipped < 2:
-        verb_match = _WORD_RE.match(s.text, verb_match.end())
+    while verb and _is_adverb(text[verb[0] : verb[1]].lower()) and skipped < 2:
+        verb = _word_after(text, verb[1])
         skipped += 1
-    if verb_match is None or _PRONOUN_RE.fullmatch(verb_match["word"]):
+    if verb is None or _pronoun_kind(text[verb[0] : verb[1]]) is not None:
         return subject
-    verb = _agree(verb_match["word"], pronoun)
-    s.pos = verb_match.end()
-    return subject + s.text[end : verb_match.start("word")] + verb
+    s.pos = verb[1]
+    return subject + text[m.end : verb[0]] + _agree(text[verb[0] : verb[1]], pronoun)
 
 
 def _inverted(s: _Sentence, pronoun: bool) -> bool:
     """Make an auxiliary right before a resolved ``I`` agree (``Am I`` -> ``Is Priya``)."""
     before = "".join(s.pieces)
-    m = _INVERTED_RE.search(before)
-    if m is None:
+    gap = len(before.rstrip())
+    k = gap
+    while k and (_is_word_char(before[k - 1]) or before[k - 1] == "'"):
+        k -= 1
+    while k < gap and before[k] == "'":
+        k += 1
+    written = before[k:gap]
+    if gap == len(before) or written.lower() not in _INVERTING:
         return False
-    aux = _agree(m["aux"], pronoun)
-    if m["aux"][0].isupper():
+    aux = _agree(written, pronoun)
+    if written[0].isupper():
         aux = aux[0].upper() + aux[1:]
-    s.pieces = [before[: m.start()], aux, m["gap"]]
+    s.pieces = [before[:k], aux, before[gap:]]
     return True
 
 
-def _aliases(text: str, name: str) -> frozenset[str]:
+def _introductions(text: str, mentions: list[_Mention]) -> list[int]:
+    """Where each ``I'm`` / ``I am`` among ``mentions`` ends."""
+    ends = []
+    for m in mentions:
+        following = _word_after(text, m.end) if m.written == "I" else None
+        if m.written in ("I'm", "I\u2019m"):
+            ends.append(m.end)
+        elif following is not None and text[following[0] : following[1]] == "am":
+            ends.append(following[1])
+    return ends
+
+
+def _aliases(text: str, name: str, mentions: list[_Mention]) -> frozenset[str]:
     """The speaker's name words, plus those of a name they introduce themselves with."""
-    words = {word.lower() for word in _TOKEN_RE.findall(name)}
+    words = {name[start:end].lower() for start, end in word_spans(name)}
     probe = _Sentence(text, name, frozenset(words))
-    for m in _INTRO_RE.finditer(text):
-        words.update(w.lower() for w in (_introduction(probe, m.end()) or "").split())
+    for end in _introductions(text, mentions):
+        words.update(w.lower() for w in (_introduction(probe, end) or "").split())
     return frozenset(words)
 
 
@@ -287,26 +432,29 @@ def resolve_first_person(text: str, speaker: str | None) -> str:
     if not speaker or not speaker.strip():
         return text
     name = speaker.strip()
-    s = _Sentence(text, name, _aliases(text, name))
-    boundaries = [0, *(m.end() for m in _BOUNDARY_RE.finditer(text))]
-    for m in _PRONOUN_RE.finditer(text):
-        if m.start() < s.pos:
+    mentions = _mentions(text)
+    if not mentions:
+        return text
+    s = _Sentence(text, name, _aliases(text, name, mentions))
+    boundaries = _boundaries(text)
+    for m in mentions:
+        if m.start < s.pos:
             continue
-        s.pieces.append(text[s.pos : m.start()])
-        s.pos = m.end()
-        s.enter(m.start(), boundaries)
-        pronoun = s.pronoun_ok(m.start())
-        if m.group("poss"):
+        s.pieces.append(text[s.pos : m.start])
+        s.pos = m.end
+        s.enter(m.start, boundaries)
+        pronoun = s.pronoun_ok(m.start)
+        if m.kind == "poss":
             out = _possessive(s, m, pronoun)
-        elif m.group("obj"):
+        elif m.kind == "obj":
             out = _object(m, pronoun, name)
         else:
-            inverted = not m.group("tail") and _inverted(s, pronoun)
+            inverted = not m.tail and _inverted(s, pronoun)
             out = _subject(s, m, pronoun, inverted)
-        if out.startswith("this") and not text[s.start : m.start()].strip():
+        if out.startswith("this") and not text[s.start : m.start].strip():
             out = "T" + out[1:]
-        subject = not (m.group("poss") or m.group("obj"))
-        s.mentioned = s.mentioned or (subject and out != m.group(0))
+        subject = m.kind not in ("poss", "obj")
+        s.mentioned = s.mentioned or (subject and out != m.written)
         s.pieces.append(out)
     s.pieces.append(text[s.pos :])
     return "".join(s.pieces)

@@ -44,6 +44,7 @@ __all__ = [
     "sentences",
     "singularize",
     "tokenize",
+    "word_spans",
 ]
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
@@ -125,6 +126,18 @@ def tokenize(text: str) -> list[str]:
         The tokens in order, duplicates kept.
     """
     return _TOKEN_RE.findall(fold_apostrophes(text).lower())
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """The offsets of the words of ``text``, as :func:`tokenize` finds them, case kept.
+
+    Args:
+        text: Raw text.
+
+    Returns:
+        ``(start, end)`` of each word in order; ``text[start:end]`` is the word as written.
+    """
+    return [m.span() for m in _TOKEN_RE.finditer(fold_apostrophes(text))]
 
 
 def sentences(text: str) -> list[str]:

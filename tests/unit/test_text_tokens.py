@@ -15,7 +15,7 @@ from langmemcore.text import (
     stem,
     tokenize,
 )
-from langmemcore.text.tokens import sentences
+from langmemcore.text.tokens import sentences, word_spans
 
 
 def test_tokenize_lowercases_and_keeps_contractions_whole() -> None:
@@ -224,3 +224,11 @@ def test_sentences_end_at_a_mark_before_a_space_or_at_a_line_break() -> None:
     ]
     assert sentences("  \n ") == []
     assert sentences("wait...what?! no way") == ["wait...what?!", "no way"]
+
+
+def test_word_spans_are_the_tokens_with_their_offsets_and_case() -> None:
+    text = "I\u2019m Zoë's-friend, i.e. me_2!"
+    spans = word_spans(text)
+    assert [text[a:b] for a, b in spans] == ["I\u2019m", "Zoë's", "friend", "i", "e", "me", "2"]
+    assert [text[a:b].lower().replace("\u2019", "'") for a, b in spans] == tokenize(text)
+    assert word_spans("") == []
