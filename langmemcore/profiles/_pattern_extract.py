@@ -18,7 +18,7 @@ right after it ("a new band, Static Bloom", "a kitten, her name is Pepper").
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterator
 from dataclasses import replace
 
 from langmemcore.profiles._clauses import (
@@ -34,19 +34,17 @@ from langmemcore.profiles._patterns import OWNED
 from langmemcore.profiles._values import cut_value, name_run
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.text.phrases import phrases
-from langmemcore.text.tokens import fold_apostrophes, sentences, singularize
+from langmemcore.text.tokens import fold_apostrophes, sentences, singularize, word_spans
 
 __all__ = ["pattern_statements"]
 
-_OWNER = re.compile(r"\b(?P<owner>[Mm]y|[Oo]ur|[A-Z][a-z]+'s)\s+")
 _GONE = phrases("owned.gone")
-_APPOSED = re.compile(r"(?P<name>[A-Z][a-z]+(?<!ly)),\s*$")
-_NAME_LIST = re.compile(r"^(?:named\s+|called\s+)?([A-Z][\w']*(?:\s+[A-Z][\w']*){0,3})$")
-_NAMES = re.compile(r"^([A-Z][a-z]+)(?:\s*(?:,|and|&)\s*([A-Z][a-z]+))+$")
-_NAME_IS = re.compile(r"\b(?:her|his|its|their)\s+name(?:'s|\s+is)\s+([A-Z][a-z]+)")
-_IT_IS = re.compile(r"(?:It's|It is|She's|He's)\s+an?\s+(.+)")
+_NAME_GIVEN = phrases("owned.name_given")
+_DESCRIBED = phrases("owned.described")
 _COMPOUND = phrases("owned.compound")
-_NAME_NEXT = re.compile(r"(?:Her|His|Its|Their)\s+name(?:'s|\s+is)\s+([A-Z][a-z]+)")
+_OWNERS = ("my", "My", "our", "Our")
+_NAME_SEPARATORS = (",", "and", "&")
+_CALLING = ("named", "called")
 _UNNAMED = frozenset({"partner", "pet", "band", "gym", "vehicle"})
 
 
@@ -70,14 +68,40 @@ def _named(statement: AspectStatement, names: list[str]) -> list[AspectStatement
     return out
 
 
+def _is_name(word: str) -> bool:
+    """Whether ``word`` is written as a one-word name: a capital, then small letters."""
+    return len(word) > 1 and word.isalpha() and word[0].isupper() and word[1:].islower()
+
+
+def _is_name_word(word: str) -> bool:
+    """Whether ``word`` may be a word of a longer name ("O'Neill", "Bloom2")."""
+    return "A" <= word[0] <= "Z" and all(c.isalnum() or c in "_'" for c in word[1:])
+
+
+def _name_after(text: str, pos: int) -> str | None:
+    """The name after the spaces at ``pos`` (``"Pepper"``), if a name comes next."""
+    start = len(text) - len(text[pos:].lstrip())
+    end = start
+    while end < len(text) and text[end].isalpha():
+        end += 1
+    word = text[start:end]
+    return word if start > pos and _is_name(word) else None
+
+
 def _names_in(clause: str) -> list[str]:
     """The names a clause consists of ("Static Bloom", "Pip and Squeak"), else none."""
-    many = _NAMES.match(clause)
-    if many:
-        return [name for name in re.findall(r"[A-Z][a-z]+", clause) if name not in NAME_WORDS]
-    one = _NAME_LIST.match(clause)
-    if one and one.group(1).split()[0] not in NAME_WORDS:
-        return [name_run(one.group(1))]
+    if not clause or clause != clause.strip():
+        return []
+    parts = clause.replace(",", " , ").replace("&", " & ").split()
+    names, separators = parts[::2], parts[1::2]
+    listed = len(parts) % 2 and all(_is_name(name) for name in names)
+    if listed and separators and all(sep in _NAME_SEPARATORS for sep in separators):
+        return [name for name in names if name not in NAME_WORDS]
+    words = clause.split()
+    called = words[0] in _CALLING and len(words) > 1
+    run = clause[len(words[0]) :].lstrip() if called else clause
+    if len(run.split()) <= 4 and all(_is_name_word(word) for word in run.split()):
+        return [] if run.split()[0] in NAME_WORDS else [name_run(run)]
     return []
 
 
@@ -118,28 +142,45 @@ def _from_clause(
     return found, start.subject if found or start.person == "first" else None
 
 
-def _owner(raw: str, speaker: str | None) -> str | None:
-    if raw.lower() in {"my", "our"}:
-        return speaker
-    name = raw[:-2]
-    return None if name in NAME_WORDS else name
+def _owners(sentence: str, speaker: str | None) -> Iterator[tuple[int, int, str]]:
+    """Each possessive in ``sentence`` ("my", "Nadia's") whose owner is known: where it
+    starts, where the word after it starts, and the owner.
+    """
+    for start, end in word_spans(sentence):
+        word = sentence[start:end]
+        after = len(sentence) - len(sentence[end:].lstrip())
+        if after == end:
+            continue
+        if word in _OWNERS and speaker:
+            yield start, after, speaker
+        elif word.endswith("'s") and _is_name(word[:-2]) and word[:-2] not in NAME_WORDS:
+            yield start, after, word[:-2]
+
+
+def _apposed(text: str) -> str | None:
+    """The name ``text`` ends with before a comma ("Max, " of "Max, my dog"), if any."""
+    head = text.rstrip()
+    if not head.endswith(","):
+        return None
+    start = len(head) - 1
+    while start and head[start - 1].isalpha():
+        start -= 1
+    name = head[start:-1]
+    return name if _is_name(name) and not name.endswith("ly") else None
 
 
 def _owned(sentence: str, speaker: str | None) -> list[AspectStatement]:
     """Statements of the possessive forms in a sentence ("my dog Max died")."""
     found: list[AspectStatement] = []
-    for owner in _OWNER.finditer(sentence):
-        subject = _owner(owner.group("owner"), speaker)
-        if not subject:
-            continue
+    for start, after, subject in _owners(sentence, speaker):
         for form in OWNED:
-            match = form.regex.match(sentence, owner.end())
+            match = form.regex.match(sentence, after)
             if not match:
                 continue
             name = name_run(match.groupdict().get("name") or "")
-            before = _APPOSED.search(sentence[: owner.start()]) if form.aspect == "pet" else None
-            if not name and before and before.group("name") not in NAME_WORDS:
-                name = before.group("name")
+            before = _apposed(sentence[:start]) if form.aspect == "pet" else None
+            if not name and before and before not in NAME_WORDS:
+                name = before
             if _COMPOUND.starts_at(sentence, match.end(), spaced=True):
                 break
             gone = _GONE.starts_at(sentence, match.end()) is not None
@@ -162,11 +203,25 @@ def _sentence(sentence: str, speaker: str | None, named: list[str]) -> list[Aspe
         names = _following_names(clauses[i + 1 :])
         for statement in statements:
             found.extend(_named(statement, names) if names and _unnamed(statement) else [statement])
-    name_is = _NAME_IS.search(sentence)
-    if name_is and found and _unnamed(found[-1]):
-        found[-1:] = _named(found[-1], [name_is.group(1)])
+    given = _NAME_GIVEN.search(sentence)
+    name = _name_after(sentence, given.end) if given else None
+    if name and found and _unnamed(found[-1]):
+        found[-1:] = _named(found[-1], [name])
     found.extend(_owned(sentence, speaker))
     return [st for st in found if st.value or st.ended]
+
+
+def _described(sentence: str) -> str | None:
+    """What a sentence opening "It's a" / "She's an" says the thing is, if it opens so."""
+    opening = _DESCRIBED.starts_at(sentence, 0)
+    rest = sentence[opening.end :] if opening else ""
+    return rest.strip() or None if rest[:1].isspace() else None
+
+
+def _given_name(sentence: str) -> str | None:
+    """The name a sentence opening "Her name is" / "His name's" gives, if it opens so."""
+    opening = _NAME_GIVEN.starts_at(sentence, 0)
+    return _name_after(sentence, opening.end) if opening else None
 
 
 def pattern_statements(text: str, speaker: str | None) -> list[AspectStatement]:
@@ -187,12 +242,12 @@ def pattern_statements(text: str, speaker: str | None) -> list[AspectStatement]:
     found: list[AspectStatement] = []
     named: list[str] = []
     for sentence in sentences(text):
-        model, name = _IT_IS.match(sentence), _NAME_NEXT.match(sentence)
+        model, name = _described(sentence), _given_name(sentence)
         if model and found and found[-1].aspect == "vehicle" and _unnamed(found[-1]):
-            value = cut_value(model.group(1), "vehicle", "vehicle")
+            value = cut_value(model, "vehicle", "vehicle")
             found[-1] = replace(found[-1], value=value or found[-1].value)
         elif name and found and found[-1].aspect in {"pet", "partner"} and _unnamed(found[-1]):
-            found[-1:] = _named(found[-1], [name.group(1)])
+            found[-1:] = _named(found[-1], [name])
         elif not sentence.endswith("?"):
             found.extend(_sentence(sentence, speaker, named))
     return list(dict.fromkeys(found))

@@ -88,30 +88,26 @@ _CONJUNCTIONS = word_set(
 )
 _ABBREVIATIONS = word_set("mr mrs ms dr st mt jr sr vs etc prof approx")
 _WORD_RE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)?|[,;:()\u2014\u2013\"]|\s-\s")
-_END_RE = re.compile(r"[.!?\n]")
-_WORD_BEFORE_RE = re.compile(r"([A-Za-z]+)$")
+_SENTENCE_ENDS = ".!?\n"
 
 
 def _sentence(text: str, begin: int, end: int) -> tuple[int, int]:
     """Bounds of the sentence around ``text[begin:end]``, not cut at "St." or "Mrs."."""
-    left = 0
-    for m in _END_RE.finditer(text, 0, begin):
-        if not _is_abbreviation(text, m.start()):
-            left = m.end()
-    right = len(text)
-    for m in _END_RE.finditer(text, end):
-        if not _is_abbreviation(text, m.start()):
-            right = m.start()
-            break
-    return left, right
+    ends = [at for at, char in enumerate(text) if char in _SENTENCE_ENDS]
+    before = (at + 1 for at in reversed(ends) if at < begin and not _is_abbreviation(text, at))
+    after = (at for at in ends if at >= end and not _is_abbreviation(text, at))
+    return next(before, 0), next(after, len(text))
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
     """Whether the character at ``dot`` is the full stop of an abbreviation ("St.")."""
     if text[dot] != ".":
         return False
-    word = _WORD_BEFORE_RE.search(text, max(0, dot - 6), dot)
-    return word is not None and (word.group(1).lower() in _ABBREVIATIONS or len(word.group(1)) == 1)
+    start = dot
+    while start > max(0, dot - 6) and text[start - 1].isascii() and text[start - 1].isalpha():
+        start -= 1
+    word = text[start:dot].lower()
+    return len(word) == 1 or word in _ABBREVIATIONS
 
 
 def _is_past_ed(words: list[str], i: int) -> bool:
