@@ -24,11 +24,11 @@ is a cue only beside that verb or mark ("took up", "passed away", "still in").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from langmemcore.profiles import _parse_words as words
 from langmemcore.profiles._parse_extract import RULE_LEMMAS
+from langmemcore.text.tokens import sentences, tokenize, word_spans
 
 __all__ = ["may_state", "parsed_part"]
 
@@ -70,8 +70,6 @@ _IRREGULAR = {
 }  # fmt: skip
 """Irregular past forms of the rule verbs, and "married" (not "marri" + "ed")."""
 
-_WORD = re.compile(r"[a-z][a-z'-]*")
-_CASED_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _SPEAKER_WORDS = frozenset(
     {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"}
 )
@@ -84,9 +82,6 @@ _OTHER_SUBJECTS = frozenset(
     }
 )  # fmt: skip
 """Sentence openers that are a subject no statement is about (or ask a question)."""
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z0-9])")
-"""White space after a sentence's end mark, before the next sentence's capital or digit."""
 
 
 _NOT_CUES = frozenset(
@@ -138,7 +133,7 @@ def may_state(text: str) -> bool:
     Returns:
         False only when no parse rule can read a statement in it.
     """
-    stems = {s for w in _WORD.findall(text.lower()) for s in _stems(w)}
+    stems = {s for w in tokenize(text) for s in _stems(w)}
     if stems & _CUES:
         return True
     return any(stems & partners for particle, partners in _PAIRED.items() if particle in stems)
@@ -148,7 +143,7 @@ def _may_have_subject(sentence: str) -> bool:
     """Whether a sentence may have a subject a statement is about (see the module
     docstring).
     """
-    words = [w.split("'")[0] for w in _CASED_WORD.findall(sentence)]
+    words = [sentence[start:end].split("'")[0] for start, end in word_spans(sentence)]
     if not words:
         return False
     if any(w.lower() in _SPEAKER_WORDS for w in words) or any(w[:1].isupper() for w in words[1:]):
@@ -168,10 +163,10 @@ def parsed_part(text: str) -> str:
         The message itself when every sentence is kept, the kept sentences joined by a
         space when some are not, and an empty string when none has a cue.
     """
-    sentences = _SENTENCE_END.split(text)
-    cued = [may_state(s) and _may_have_subject(s) for s in sentences]
+    parts = sentences(text)
+    cued = [may_state(s) and _may_have_subject(s) for s in parts]
     near = [False, *cued, False]
     kept = [near[i] or near[i + 1] or near[i + 2] for i in range(len(cued))]
     if all(kept):
         return text
-    return " ".join(s for s, keep in zip(sentences, kept, strict=True) if keep)
+    return " ".join(s for s, keep in zip(parts, kept, strict=True) if keep)
