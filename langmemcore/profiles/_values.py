@@ -8,13 +8,13 @@ trailing punctuation go; a pronoun ("it", "that") or an empty remainder yields n
 
 from __future__ import annotations
 
-import re
-
 from langmemcore.text._lexicon import word_set
+from langmemcore.text.phrases import phrases
 
 __all__ = ["cut_value", "gerund"]
 
-_WORD = re.compile(r"[A-Za-z0-9][\w'.&-]*")
+_WORD_MARKS = "_'.&-"
+"""What a value's word holds beside letters and digits ("AT&T", "e-bike", "St.")."""
 _LEADING = word_set(
     """a an the my our his her their your some this that these those new own current
     little whole"""
@@ -46,7 +46,7 @@ _NOT_NAMES = word_set(
     hey hi thanks thank sure ok okay wow"""
 )
 _ADVERBS = word_set("just really always actually also still sometimes usually often never")
-_CALLED = re.compile(r"^\s*(?:an?\s+|the\s+)?(?:[\w-]+\s+){1,2}(?:called|named)\s+(?=[A-Z])")
+_CALLED = phrases("value.called")
 _VEHICLE_ADJECTIVES = word_set(
     "old used brand-new second-hand electric red blue black white silver grey gray"
 )
@@ -104,8 +104,29 @@ def _without_to(raw: str) -> str:
 
 
 def _words(raw: str) -> list[str]:
-    words = (word.rstrip(".'") for word in _WORD.findall(raw))
+    """The words of a value: each opens with an ASCII letter or digit and holds letters,
+    digits and `_WORD_MARKS`; a trailing ``.`` or ``'`` goes.
+    """
+    words: list[str] = []
+    current: list[str] = []
+    for char in [*raw, " "]:
+        if current and (char.isalnum() or char in _WORD_MARKS):
+            current.append(char)
+            continue
+        if current:
+            words.append("".join(current).rstrip(".'"))
+        current = [char] if char.isascii() and char.isalnum() else []
     return [word for word in words if word]
+
+
+def _without_called(raw: str) -> str:
+    """``raw`` from the name on when it opens "a band called" or "my dog named" and a
+    capital follows; else ``raw``.
+    """
+    opening = _CALLED.starts_at(raw, 0)
+    rest = raw[opening.end :] if opening else ""
+    name = rest.lstrip()
+    return name if rest[:1].isspace() and "A" <= name[:1] <= "Z" else raw
 
 
 def name_run(raw: str) -> str:
@@ -185,7 +206,7 @@ def cut_value(raw: str, kind: str, aspect: str) -> str:
     Returns:
         A short value in its original case, stripped of articles and punctuation.
     """
-    raw = _CALLED.sub("", raw, count=1)
+    raw = _without_called(raw)
     if kind in _CUTS:
         return _CUTS[kind](raw)
     if kind == "fixed":
