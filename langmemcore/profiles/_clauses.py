@@ -24,14 +24,7 @@ CLAUSES = re.compile(
     r"\s*[,;:()]\s*|\s+[-\u2013\u2014]+\s+|\s+(?:and|but|so|because|cause|although|though|"
     r"while|whereas|or|plus)\s+(?!I\b)"
 )
-_LEAD = re.compile(
-    r"(?:(?:and|but|so|also|then|well|oh|yeah|yes|wow|anyway|actually|honestly|btw|finally|"
-    r"recently|lately|now|plus|um|hey|ok|okay|guess what|good news|big news|update|"
-    r"(?:last|this|next)\s+(?:year|month|week|summer|spring|fall|autumn|winter)|"
-    r"in\s+\d{4}|(?:a|one|two|three|four|five|six|a few|a couple of)\s+\w+\s+ago|"
-    r"yesterday|today|this morning|these days|since then|just)\s*[,!:]?\s+)*",
-    re.IGNORECASE,
-)
+_LEADS = phrases("clause.lead")
 _RELATIONS = (
     r"(?:friend|best friend|roommate|flatmate|neighbor|neighbour|colleague|coworker|boss|"
     r"brother|sister|mom|mum|mother|dad|father|son|daughter|cousin|aunt|uncle|wife|husband|"
@@ -43,15 +36,8 @@ _SUBJECT = re.compile(
     + _RELATIONS
     + r"\s*,?\s+(?P<named>[A-Z][a-z]+)|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?=[\s'])"
 )
-_AUX = re.compile(
-    r"\s*(?:'m|'ve|'re)|\s+(?:just|recently|finally|actually|also|now|still|officially|"
-    r"really|totally|absolutely|currently|eventually|even|already|always|never|no longer|"
-    r"kinda|kind of|sort of|truly|seriously|definitely|happily|proudly|not|am|is|are|was|"
-    r"were|have|has|had|do|does|did|don't|doesn't|didn't|haven't|hasn't|been|used to|"
-    r"started to|began to|started|began|went ahead and|decided to|get to|got to|"
-    r"fully|somehow|basically|mostly)\b",
-    re.IGNORECASE,
-)
+_AUX = phrases("clause.aux")
+_CONTRACTED = ("'m", "'ve", "'re")
 _PAST_VERB = phrases("clause.past_verb")
 _NEGATIONS = frozenset({"not", "never", "don't", "doesn't", "didn't", "haven't", "hasn't"})
 _CHANGE = phrases("clause.change")
@@ -124,8 +110,7 @@ def opening(
         named: The one person the message has named as a subject so far, whom "she" /
             "he" then refers to; None when it named nobody or several.
     """
-    lead = _LEAD.match(clause)
-    at = lead.end() if lead else 0
+    at = _after_leads(clause)
     pronoun = _pronoun_end(clause, at)
     if pronoun is not None and named:
         return Opening(named, "", pronoun, "third")
@@ -147,6 +132,44 @@ def opening(
     if first and speaker and past is not None and past.start == at:
         return Opening(speaker, "", at, "none")
     return None
+
+
+def _after_leads(clause: str) -> int:
+    """Where the clause goes on after its opening interjections and time phrases, each
+    followed by a space and maybe a ``,`` ``!`` or ``:`` ("So, last year I ...").
+    """
+    at = 0
+    while (lead := _LEADS.starts_at(clause, at)) is not None and lead.start == at:
+        spaced = _after_spaces(clause, lead.end)
+        marked = (
+            _after_spaces(clause, spaced + 1)
+            if clause[spaced : spaced + 1] in (",", "!", ":")
+            else 0
+        )
+        if marked > spaced + 1:
+            at = marked
+        elif spaced > lead.end:
+            at = spaced
+        else:
+            break
+    return at
+
+
+def _after_spaces(text: str, at: int) -> int:
+    """Where the spaces at ``at`` end."""
+    return len(text) - len(text[at:].lstrip())
+
+
+def _aux_step(clause: str, at: int) -> tuple[str, int] | None:
+    """The adverb or auxiliary right after ``at`` ("'ve", "just", "used to") and where it
+    ends, or ``None``.
+    """
+    start = _after_spaces(clause, at)
+    contracted = next((c for c in _CONTRACTED if clause.startswith(c, start)), None)
+    if contracted:
+        return contracted, start + len(contracted)
+    found = _AUX.starts_at(clause, at, spaced=True)
+    return (clause[found.start : found.end], found.end) if found else None
 
 
 def _pronoun_end(clause: str, at: int) -> int | None:
@@ -202,11 +225,11 @@ def predicates(clause: str, start: int) -> list[Predicate]:
                 found.append(Predicate(pattern, match, tuple(aux)))
         if found:
             return found
-        step = _AUX.match(clause, at)
+        step = _aux_step(clause, at)
         if not step:
             return []
-        aux.append(step.group(0).strip())
-        at = step.end()
+        aux.append(step[0])
+        at = step[1]
     return []
 
 
