@@ -19,7 +19,6 @@ value the message ends is not also stated by it ("My cat Luna died": only the en
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from langmemcore.profiles._parse_extract import parse_statements
@@ -32,7 +31,21 @@ from langmemcore.text.user import is_user, subject_of, user_as_first_person
 
 __all__ = ["extract_batch", "extract_statements"]
 
-_SPEAKER_PREFIX = re.compile(r"^\s*([A-Z][\w.' -]{0,40}?)\s*:\s+")
+_NAME_MARKS = ".' -"
+"""What a speaker's name holds beside letters, digits and ``_``."""
+
+
+def _speaker_prefix(text: str) -> tuple[str, str] | None:
+    """The name and the rest of a text opening ``"Name: "``: a capital, at most 40 more
+    letters, digits, spaces or ``.'-``, a colon and a space; else ``None``.
+    """
+    head, colon, rest = text.partition(":")
+    name = head.strip()
+    if not colon or not rest[:1].isspace() or not "A" <= name[:1] <= "Z" or len(name) > 41:
+        return None
+    if not all(char.isalnum() or char in _NAME_MARKS or char == "_" for char in name):
+        return None
+    return name, rest.lstrip()
 
 
 def _message(text: str, speaker: str | None) -> tuple[str, str]:
@@ -42,9 +55,9 @@ def _message(text: str, speaker: str | None) -> tuple[str, str]:
     them in the first person (:func:`~langmemcore.text.user.user_as_first_person`).
     """
     text = fold_apostrophes(text)
-    prefix = _SPEAKER_PREFIX.match(text)
-    if prefix:
-        text, speaker = text[prefix.end() :], speaker or prefix.group(1).strip()
+    named = _speaker_prefix(text)
+    if named:
+        text, speaker = named[1], speaker or named[0]
     if is_user(speaker):
         text = user_as_first_person(text) or text
     return text, subject_of(speaker)

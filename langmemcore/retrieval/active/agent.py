@@ -106,11 +106,16 @@ class ActiveResult:
     error: str | None = None
 
 
+def _digit_runs(text: str) -> list[str]:
+    """The runs of digits in ``text`` ("3, note 4" -> ["3", "4"])."""
+    return "".join(char if char.isdigit() else " " for char in text).split()
+
+
 def cited_note_ids(text: str) -> list[int]:
     """Note ids cited as ``[note 12]`` (also ``[note 3, note 4]``, ``[notes 3, 4]``), in
     order of first citation.
     """
-    found = (int(n) for m in _CITATION.finditer(text) for n in re.findall(r"\d+", m.group(1)))
+    found = (int(n) for m in _CITATION.finditer(text) for n in _digit_runs(m.group(1)))
     return list(dict.fromkeys(found))
 
 

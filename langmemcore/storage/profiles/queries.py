@@ -7,7 +7,6 @@ once per shape, and this call's values); every statement filters by namespace fi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime
 from functools import cache
@@ -71,7 +70,8 @@ _TYPES: dict[str, Any] = {
 def _statement(sql: str) -> TextClause:
     """``sql`` with its bind parameters typed (those named in ``_TYPES``)."""
     clause = text(sql)
-    names = [name for name in _TYPES if re.search(rf":{name}\b", sql)]
+    bound = clause.compile().params
+    names = [name for name in _TYPES if name in bound]
     return clause.bindparams(*(bindparam(name, type_=_TYPES[name]) for name in names))
 
 
