@@ -17,6 +17,7 @@ from langmemcore.profiles._patterns import ANY_PREDICATE, PREDICATES, Pattern
 from langmemcore.profiles._values import cut_value
 from langmemcore.text._lexicon import word_set
 from langmemcore.text.phrases import phrases
+from langmemcore.text.tokens import after_spaces
 
 __all__ = ["NAME_WORDS", "Opening", "Predicate", "flags", "opening", "predicates", "value_of"]
 
@@ -140,9 +141,9 @@ def _after_leads(clause: str) -> int:
     """
     at = 0
     while (lead := _LEADS.starts_at(clause, at)) is not None and lead.start == at:
-        spaced = _after_spaces(clause, lead.end)
+        spaced = after_spaces(clause, lead.end)
         marked = (
-            _after_spaces(clause, spaced + 1)
+            after_spaces(clause, spaced + 1)
             if clause[spaced : spaced + 1] in (",", "!", ":")
             else 0
         )
@@ -155,16 +156,11 @@ def _after_leads(clause: str) -> int:
     return at
 
 
-def _after_spaces(text: str, at: int) -> int:
-    """Where the spaces at ``at`` end."""
-    return len(text) - len(text[at:].lstrip())
-
-
 def _aux_step(clause: str, at: int) -> tuple[str, int] | None:
     """The adverb or auxiliary right after ``at`` ("'ve", "just", "used to") and where it
     ends, or ``None``.
     """
-    start = _after_spaces(clause, at)
+    start = after_spaces(clause, at)
     contracted = next((c for c in _CONTRACTED if clause.startswith(c, start)), None)
     if contracted:
         return contracted, start + len(contracted)

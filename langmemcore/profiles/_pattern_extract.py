@@ -30,11 +30,17 @@ from langmemcore.profiles._clauses import (
     predicates,
     value_of,
 )
-from langmemcore.profiles._patterns import OWNED
+from langmemcore.profiles._patterns import OWNED, Owned
 from langmemcore.profiles._values import cut_value, name_run
 from langmemcore.profiles.aspects import AspectStatement
 from langmemcore.text.phrases import phrases
-from langmemcore.text.tokens import fold_apostrophes, sentences, singularize, word_spans
+from langmemcore.text.tokens import (
+    after_spaces,
+    fold_apostrophes,
+    sentences,
+    singularize,
+    word_spans,
+)
 
 __all__ = ["pattern_statements"]
 
@@ -80,7 +86,7 @@ def _is_name_word(word: str) -> bool:
 
 def _name_after(text: str, pos: int) -> str | None:
     """The name after the spaces at ``pos`` (``"Pepper"``), if a name comes next."""
-    start = len(text) - len(text[pos:].lstrip())
+    start = after_spaces(text, pos)
     end = start
     while end < len(text) and text[end].isalpha():
         end += 1
@@ -148,7 +154,7 @@ def _owners(sentence: str, speaker: str | None) -> Iterator[tuple[int, int, str]
     """
     for start, end in word_spans(sentence):
         word = sentence[start:end]
-        after = len(sentence) - len(sentence[end:].lstrip())
+        after = after_spaces(sentence, end)
         if after == end:
             continue
         if word in _OWNERS and speaker:
@@ -169,25 +175,70 @@ def _apposed(text: str) -> str | None:
     return name if _is_name(name) and not name.endswith("ly") else None
 
 
+def _name_end(text: str, at: int) -> int | None:
+    """Where the one-word name at ``at`` ends, or ``None`` when no name starts there."""
+    end = at
+    while end < len(text) and text[end].isalpha():
+        end += 1
+    return end if _is_name(text[at:end]) else None
+
+
+def _owned_name(sentence: str, at: int) -> tuple[str, int]:
+    """The name of one or two words after an owned noun that ends at ``at`` ("my dog,
+    Max", "my son named Leo Park") and where it ends; ``("", at)`` when none follows.
+    """
+    start = after_spaces(sentence, at)
+    if sentence[start : start + 1] == ",":
+        start = after_spaces(sentence, start + 1)
+        if sentence[start - 1 : start] == ",":
+            return "", at
+    elif start == at:
+        return "", at
+    for calling in _CALLING:
+        if sentence.startswith(calling, start) and sentence[start + len(calling) :][:1].isspace():
+            start = after_spaces(sentence, start + len(calling))
+            break
+    end = _name_end(sentence, start)
+    if end is None:
+        return "", at
+    second = after_spaces(sentence, end)
+    end = (_name_end(sentence, second) if second > end else None) or end
+    return sentence[start:end], end
+
+
+def _owned_form(form: Owned, sentence: str, at: int) -> tuple[str, str, int] | None:
+    """The noun and the name of ``form`` at ``at`` ("little sister Ana"), and where the
+    form ends; ``None`` when it is not there.
+    """
+    for modifier in form.modifiers:
+        word = next((w for w in modifier if sentence.startswith(w, at)), "")
+        if word and sentence[at + len(word) :][:1].isspace():
+            at = after_spaces(sentence, at + len(word))
+    noun = form.nouns.starts_at(sentence, at)
+    if noun is None or noun.start != at:
+        return None
+    name, end = _owned_name(sentence, noun.end)
+    return sentence[noun.start : noun.end], name, end
+
+
 def _owned(sentence: str, speaker: str | None) -> list[AspectStatement]:
     """Statements of the possessive forms in a sentence ("my dog Max died")."""
     found: list[AspectStatement] = []
     for start, after, subject in _owners(sentence, speaker):
         for form in OWNED:
-            match = form.regex.match(sentence, after)
+            match = _owned_form(form, sentence, after)
             if not match:
                 continue
-            name = name_run(match.groupdict().get("name") or "")
+            noun, name, end = match[0], name_run(match[1]), match[2]
             before = _apposed(sentence[:start]) if form.aspect == "pet" else None
             if not name and before and before not in NAME_WORDS:
                 name = before
-            if _COMPOUND.starts_at(sentence, match.end(), spaced=True):
+            if _COMPOUND.starts_at(sentence, end, spaced=True):
                 break
-            gone = _GONE.starts_at(sentence, match.end()) is not None
+            gone = _GONE.starts_at(sentence, end) is not None
             if (form.named_only and not name) or (form.gone_only and not gone):
                 break
-            noun = match.group("noun").lower() if form.with_noun else ""
-            value = f"{noun} {name}".strip() or match.group("noun")
+            value = f"{noun.lower() if form.with_noun else ''} {name}".strip() or noun
             found.append(AspectStatement(subject, form.aspect, value, ended=gone, change=gone))
             break
     return found

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 
-from langmemcore.profiles._patterns_base import PETS, VEHICLES, Owned, Pattern, alt
+from langmemcore.profiles._patterns_base import PET_FORMS, VEHICLE_FORMS, Owned, Pattern, forms
 from langmemcore.profiles._patterns_life import LIFE
 from langmemcore.profiles._patterns_taste import TASTE
+from langmemcore.text.phrases import PhraseSet
 
 __all__ = ["ANY_PREDICATE", "OWNED", "PREDICATES", "Owned", "Pattern"]
 
@@ -31,32 +32,27 @@ ANY_PREDICATE = re.compile(
 """Matches where any of `PREDICATES` matches; group ``p<i>`` names the first that does, so
 the patterns before it need no trying."""
 
-_NAME = r"(?:\s*,?\s+(?:named\s+|called\s+)?(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))?"
-_PARTNERS = alt("wife, husband, partner, girlfriend, boyfriend, fiancée, fiancee, fiance, spouse")
-_FAMILY = alt(
+_PARTNERS = forms("wife, husband, partner, girlfriend, boyfriend, fiancée, fiancee, fiance, spouse")
+_FAMILY = forms(
     """sister, brother, mom, mum, mother, dad, father, son, daughter, grandma, grandmother,
     grandpa, grandfather, aunt, uncle, cousin, niece, nephew, stepson, stepdaughter"""
 )
+_NEW = frozenset({"new"})
 
 OWNED: tuple[Owned, ...] = (
-    Owned("partner", re.compile(r"(?:new\s+)?(?P<noun>" + _PARTNERS + r")\b" + _NAME), True, False),
-    Owned(
-        "pet",
-        re.compile(r"(?:new\s+)?(?:little\s+)?(?P<noun>(?i:" + PETS + r"))\b" + _NAME),
-        False,
-        True,
-    ),
+    Owned("partner", PhraseSet.of_words(_PARTNERS), (_NEW,), True, False),
+    Owned("pet", PhraseSet.of_words(PET_FORMS), (_NEW, frozenset({"little"})), False, True),
     Owned(
         "family",
-        re.compile(
-            r"(?:little\s+|big\s+|older\s+|younger\s+|baby\s+)?(?P<noun>" + _FAMILY + r")\b" + _NAME
-        ),
+        PhraseSet.of_words(_FAMILY),
+        (frozenset({"little", "big", "older", "younger", "baby"}),),
         True,
         True,
     ),
     Owned(
         "vehicle",
-        re.compile(r"(?:old\s+|new\s+)?(?P<noun>(?i:" + VEHICLES + r"))\b"),
+        PhraseSet.of_words(VEHICLE_FORMS),
+        (frozenset({"old", "new"}),),
         False,
         False,
         gone_only=True,

@@ -5,15 +5,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from langmemcore.text.phrases import PhraseSet
+
 __all__ = [
     "DIETS",
     "JOBBED",
     "PETS",
+    "PET_FORMS",
     "VALUE",
     "VEHICLES",
+    "VEHICLE_FORMS",
     "Owned",
     "Pattern",
     "alt",
+    "forms",
     "pattern",
 ]
 
@@ -52,23 +57,31 @@ class Owned:
 
     Attributes:
         aspect: The aspect it states.
-        regex: Compiled pattern matched right after an owner (``my``, ``our``,
-            ``Name's``); groups ``noun`` (the relation or animal) and ``name`` (optional).
+        nouns: The relations or animals it names, matched right after an owner (``my``,
+            ``our``, ``Name's``) and its modifiers; a name may follow ("my dog, Max").
+        modifiers: The words that may come before the noun, one of each set in order
+            ("new", "little": "my new little dog").
         named_only: Only a named form states something ("my wife Sarah", not "my wife").
         with_noun: The value keeps the noun ("dog Max", "sister Ana"); else the name alone.
         gone_only: Only an ending states something ("my Vespa got stolen").
     """
 
     aspect: str
-    regex: re.Pattern[str]
+    nouns: PhraseSet
+    modifiers: tuple[frozenset[str], ...]
     named_only: bool
     with_noun: bool
     gone_only: bool = False
 
 
+def forms(words: str) -> tuple[str, ...]:
+    """The comma-separated forms in `words`."""
+    return tuple(form.strip() for form in words.split(",") if form.strip())
+
+
 def alt(words: str) -> str:
     """A non-capturing alternation of the ``|``-free, comma-separated forms in `words`."""
-    return "(?:" + "|".join(form.strip() for form in words.split(",") if form.strip()) + ")"
+    return "(?:" + "|".join(forms(words)) + ")"
 
 
 def pattern(
@@ -89,16 +102,18 @@ def pattern(
 VALUE = r"(?P<value>.+)"
 """The value group of a pattern whose value runs to the clause's end (cut later)."""
 
-PETS = alt(
+PET_FORMS = forms(
     """dog, puppy, cat, kitten, hamster, parrot, rabbit, bunny, turtle, tortoise,
     guinea pig, horse, bird, snake, lizard, goldfish, fish, pup, kitty, ferret"""
 )
-VEHICLES = alt(
+VEHICLE_FORMS = forms(
     """car, truck, van, suv, motorbike, motorcycle, scooter, bike, bicycle, e-bike, minivan,
     jeep, tesla, toyota, honda, ford, bmw, audi, volkswagen, vw, subaru, mazda, prius,
     volvo, kia, hyundai, nissan, chevy, chevrolet, mercedes, porsche, fiat, camper, rv, vespa,
     civic, corolla, camry, fiesta, mustang, beetle, jetta, outback, rav4"""
 )
+PETS = alt(", ".join(PET_FORMS))
+VEHICLES = alt(", ".join(VEHICLE_FORMS))
 DIETS = alt(
     """vegan, vegetarian, pescatarian, pescetarian, plant-based, gluten-free, keto, paleo,
     dairy-free"""

@@ -31,7 +31,7 @@ from langmemcore.text._lexicon import (
     word_set,
 )
 from langmemcore.text.keywords import lookup_verb
-from langmemcore.text.tokens import fold_apostrophes, word_spans
+from langmemcore.text.tokens import after_spaces, fold_apostrophes, word_spans
 
 _ENDS = ".!?;:"
 _CLAUSE_MARKS = ",;:.!?("
@@ -164,9 +164,7 @@ def _word_after(text: str, pos: int) -> tuple[int, int] | None:
     """The span of the word after the spaces at ``pos`` (ASCII letters and apostrophes,
     opening with a letter); ``None`` when no space or no such word follows.
     """
-    start = pos
-    while start < len(text) and text[start].isspace():
-        start += 1
+    start = after_spaces(text, pos)
     if start == pos or start == len(text) or not _is_letter(text[start]):
         return None
     end = start + 1
@@ -177,9 +175,7 @@ def _word_after(text: str, pos: int) -> tuple[int, int] | None:
 
 def _name_at(text: str, pos: int) -> str | None:
     """The capitalised words after the spaces at ``pos`` (``Tomas Ferreira``), if any."""
-    i = pos
-    while i < len(text) and text[i].isspace():
-        i += 1
+    i = after_spaces(text, pos)
     if i == pos:
         return None
     start, end = i, None
@@ -187,9 +183,7 @@ def _name_at(text: str, pos: int) -> str | None:
         i += 1
         while i < len(text) and (_is_word_char(text[i]) or text[i] in "'\u2019-"):
             i += 1
-        end = i
-        while i < len(text) and text[i].isspace():
-            i += 1
+        end, i = i, after_spaces(text, i)
     return None if end is None else text[start:end]
 
 

@@ -37,6 +37,7 @@ from langmemcore.text._plurals import (
 
 __all__ = [
     "STOPWORDS",
+    "after_spaces",
     "content_term_set",
     "content_terms",
     "fold_apostrophes",
@@ -126,6 +127,11 @@ def tokenize(text: str) -> list[str]:
         The tokens in order, duplicates kept.
     """
     return _TOKEN_RE.findall(fold_apostrophes(text).lower())
+
+
+def after_spaces(text: str, at: int) -> int:
+    """Where the white space that starts at ``at`` in ``text`` ends (``at`` when none)."""
+    return len(text) - len(text[at:].lstrip())
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
