@@ -19,12 +19,20 @@ from langmemcore.text._lexicon import word_set
 from langmemcore.text.phrases import phrases
 from langmemcore.text.tokens import after_spaces
 
-__all__ = ["NAME_WORDS", "Opening", "Predicate", "flags", "opening", "predicates", "value_of"]
+__all__ = [
+    "NAME_WORDS",
+    "Opening",
+    "Predicate",
+    "clauses",
+    "flags",
+    "opening",
+    "predicates",
+    "value_of",
+]
 
-CLAUSES = re.compile(
-    r"\s*[,;:()]\s*|\s+[-\u2013\u2014]+\s+|\s+(?:and|but|so|because|cause|although|though|"
-    r"while|whereas|or|plus)\s+(?!I\b)"
-)
+_CONJUNCTIONS = phrases("clause.conjunction")
+_CLAUSE_MARKS = ",;:()"
+_DASHES = "-\u2013\u2014"
 _LEADS = phrases("clause.lead")
 _RELATIONS = (
     r"(?:friend|best friend|roommate|flatmate|neighbor|neighbour|colleague|coworker|boss|"
@@ -96,6 +104,46 @@ class Predicate:
     pattern: Pattern
     match: re.Match[str]
     aux: tuple[str, ...]
+
+
+def clauses(sentence: str) -> list[str]:
+    """The clauses of a sentence, stripped: it is cut at ``,`` ``;`` ``:`` ``(`` ``)``, at a
+    dash between spaces and at a lowercase conjunction between spaces, unless "I" follows it
+    ("my sister and I moved" is one clause; "SO much" is no conjunction).
+    """
+    pieces, last, at = [], 0, 0
+    while at < len(sentence):
+        end = _cut_at(sentence, at)
+        if end is None:
+            at += 1
+            continue
+        pieces.append(sentence[last:at].strip())
+        last = at = end
+    return [*pieces, sentence[last:].strip()]
+
+
+def _cut_at(sentence: str, at: int) -> int | None:
+    """Where a cut between two clauses that starts at ``at`` ends, or ``None``."""
+    start = after_spaces(sentence, at)
+    if sentence[start : start + 1] and sentence[start] in _CLAUSE_MARKS:
+        return after_spaces(sentence, start + 1)
+    if start == at:
+        return None
+    dash = start
+    while sentence[dash : dash + 1] and sentence[dash] in _DASHES:
+        dash += 1
+    if start < dash < after_spaces(sentence, dash):
+        return after_spaces(sentence, dash)
+    joined = _CONJUNCTIONS.starts_at(sentence, start)
+    if joined is None or joined.start != start or not sentence[start : joined.end].islower():
+        return None
+    end = after_spaces(sentence, joined.end)
+    if end == joined.end:
+        return None
+    following = sentence[end : end + 2]
+    if following[:1] == "I" and not (following[1:].isalnum() or following[1:] == "_"):
+        return end - 1 if end - joined.end > 1 else None
+    return end
 
 
 def opening(

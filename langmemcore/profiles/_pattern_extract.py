@@ -22,9 +22,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from langmemcore.profiles._clauses import (
-    CLAUSES,
     NAME_WORDS,
     agrees,
+    clauses,
     flags,
     opening,
     predicates,
@@ -246,12 +246,12 @@ def _owned(sentence: str, speaker: str | None) -> list[AspectStatement]:
 
 def _sentence(sentence: str, speaker: str | None, named: list[str]) -> list[AspectStatement]:
     """The statements of one sentence: its clauses', then its possessive forms'."""
-    clauses = [clause.strip() for clause in CLAUSES.split(sentence)]
+    parts = clauses(sentence)
     found: list[AspectStatement] = []
     carried: str | None = None
-    for i, clause in enumerate(clauses):
+    for i, clause in enumerate(parts):
         statements, carried = _from_clause(clause, speaker, carried, i == 0, named)
-        names = _following_names(clauses[i + 1 :])
+        names = _following_names(parts[i + 1 :])
         for statement in statements:
             found.extend(_named(statement, names) if names and _unnamed(statement) else [statement])
     given = _NAME_GIVEN.search(sentence)

@@ -245,3 +245,28 @@ def test_extract_batch_answers_each_message_in_order() -> None:
         [AspectStatement("Tom", "vehicle", "Honda Civic")],
     ]
     assert extract_batch([]) == []
+
+
+def test_clauses_cut_at_marks_dashes_and_lowercase_conjunctions() -> None:
+    from langmemcore.profiles._clauses import clauses
+
+    assert clauses("I moved to Lyon, and my sister and I cook - it's fun (really) so we stay") == [
+        "I moved to Lyon",
+        "and my sister and I cook",
+        "it's fun",
+        "really",
+        "so we stay",
+    ]
+    assert clauses("i miss the free food SO much") == ["i miss the free food SO much"]
+    assert clauses("well-known and-so-on") == ["well-known and-so-on"]
+
+
+def test_names_given_to_pets_and_relatives_may_hold_any_letter() -> None:
+    from langmemcore.profiles._pattern_extract import pattern_statements
+
+    pet = pattern_statements("I got a dog, a border terrier. Her name is Tärna.", "Priya")
+    assert [(s.aspect, s.value) for s in pet] == [("pet", "dog Tärna")]
+    family = pattern_statements("Now I run a bakery with my brother Paweł, in Oliwa.", "Priya")
+    assert ("family", "brother Paweł") in [(s.aspect, s.value) for s in family]
+    unnamed = pattern_statements("I took my old car to the garage.", "Priya")
+    assert [s.aspect for s in unnamed] == []
