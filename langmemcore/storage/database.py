@@ -304,35 +304,34 @@ class Database:
         """
         deadline = time.monotonic() + self.reconnect_timeout
         delay = RECONNECT_FIRST_S
+        waited = f"(retried for {self.reconnect_timeout:g} s)"
         while True:
             try:
                 return await engine.connect()
             except InvalidRequestError as exc:
-                if time.monotonic() + delay > deadline:
-                    raise DatabaseUnavailableError(
-                        "The database closed each connection it gave "
-                        f"(retried for {self.reconnect_timeout:g} s)"
-                    ) from exc
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, RECONNECT_MAX_S)
+                cause: BaseException = exc
+                message = f"The database closed each connection it gave {waited}"
             except OperationalError as exc:
-                reason: DatabaseUnavailableError | None = None
-                try:
-                    embedded = await asyncio.to_thread(revive_embedded_server, self.url)
-                except DatabaseUnavailableError as revive_error:
-                    embedded, reason = True, revive_error
-                if not (embedded or _restarting(exc)):
-                    raise
-                if time.monotonic() + delay > deadline:
-                    waited = f"(retried for {self.reconnect_timeout:g} s)"
-                    if reason is not None:
-                        raise DatabaseUnavailableError(f"{reason} {waited}") from reason
-                    raise DatabaseUnavailableError(
-                        "The database did not accept a connection "
-                        f"{waited}: {_first_line(exc.orig)}"
-                    ) from exc
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, RECONNECT_MAX_S)
+                cause, message = await self._refused(exc, waited)
+            if time.monotonic() + delay > deadline:
+                raise DatabaseUnavailableError(message) from cause
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RECONNECT_MAX_S)
+
+    async def _refused(self, exc: OperationalError, waited: str) -> tuple[BaseException, str]:
+        """The cause and the message to give up with when a refused connection is retried
+        (the embedded server revived or a server restarting).
+
+        Raises:
+            OperationalError: ``exc``, when no server is restarting.
+        """
+        try:
+            embedded = await asyncio.to_thread(revive_embedded_server, self.url)
+        except DatabaseUnavailableError as revive_error:
+            return revive_error, f"{revive_error} {waited}"
+        if not (embedded or _restarting(exc)):
+            raise exc
+        return exc, f"The database did not accept a connection {waited}: {_first_line(exc.orig)}"
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:
