@@ -20,10 +20,8 @@ rule, word lists only (no tagger):
 
 from __future__ import annotations
 
-import re
-
 from langmemcore.text._lexicon import ADVERBS, AUXILIARIES, STOPWORDS, word_set
-from langmemcore.text.tokens import fold_apostrophes
+from langmemcore.text.tokens import fold_apostrophes, word_and_mark_spans
 
 __all__ = ["tense_at"]
 
@@ -87,7 +85,7 @@ _CONJUNCTIONS = word_set(
     until till unless if that cause cuz"""
 )
 _ABBREVIATIONS = word_set("mr mrs ms dr st mt jr sr vs etc prof approx")
-_WORD_RE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)?|[,;:()\u2014\u2013\"]|\s-\s")
+_CLAUSE_MARKS = ',;:()\u2014\u2013"'
 _SENTENCE_ENDS = ".!?\n"
 
 
@@ -193,6 +191,23 @@ def _clause(offsets: list[int], words: list[str], begin: int, end: int) -> tuple
     return low, high
 
 
+def _tokens(text: str, left: int, right: int) -> list[tuple[int, str]]:
+    """The words of ``text[left:right]`` that open with a letter, and its clause marks
+    (punctuation and a dash between spaces), each with its offset.
+    """
+    found = []
+    for start, end in word_and_mark_spans(text[left:right]):
+        token = text[left + start : left + end]
+        spaced_dash = token == "-" and text[left + start - 1 : left + start].isspace()
+        if (
+            token[0].isalpha()
+            or token in _CLAUSE_MARKS
+            or (spaced_dash and text[left + end : left + end + 1].isspace())
+        ):
+            found.append((left + start, token))
+    return found
+
+
 def tense_at(text: str, begin: int, end: int) -> int:
     """The tense governing the time expression ``text[begin:end]``.
 
@@ -206,10 +221,7 @@ def tense_at(text: str, begin: int, end: int) -> int:
         the words give no evidence or describe a habit.
     """
     left, right = _sentence(text, begin, end)
-    tokens = [
-        (m.start(), fold_apostrophes(m.group().strip()))
-        for m in _WORD_RE.finditer(text, left, right)
-    ]
+    tokens = _tokens(fold_apostrophes(text), left, right)
     words = [word.lower() for _, word in tokens]
     low, high = _clause([offset for offset, _ in tokens], words, begin, end)
 

@@ -28,7 +28,6 @@ matches in one pass (:meth:`PhraseSet.names_in`).
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -37,11 +36,10 @@ from importlib import resources
 from typing import NamedTuple
 
 from langmemcore._errors import InvalidInputError
-from langmemcore.text.tokens import fold_apostrophes
+from langmemcore.text.tokens import fold_apostrophes, word_and_mark_spans
 
 __all__ = ["Phrase", "PhraseSet", "phrases"]
 
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[^\w\s]|_")
 _ANY = "*"
 _DIGIT = "#"
 _NOT = "!"
@@ -171,8 +169,9 @@ def _parse(phrase: str) -> tuple[_Pattern, ...]:
 def _words(text: str) -> tuple[_Word, ...]:
     """The words of ``text`` (cached: one question is read by several phrase sets)."""
     found = []
-    for match in _WORD.finditer(fold_apostrophes(text)):
-        word, start, end = match.group(), match.start(), match.end()
+    folded = fold_apostrophes(text)
+    for start, end in word_and_mark_spans(folded):
+        word = folded[start:end]
         lower = word.lower()
         quote = word.find("'")
         head, head_end = (lower, end) if quote < 0 else (lower[:quote], start + quote)
@@ -183,7 +182,8 @@ def _words(text: str) -> tuple[_Word, ...]:
 @lru_cache(maxsize=8192)
 def _spellings(text: str) -> frozenset[str]:
     """Every word of ``text`` and every head, for a quick test of a set's first words."""
-    words = _WORD.findall(fold_apostrophes(text).lower())
+    lower = fold_apostrophes(text).lower()
+    words = [lower[start:end] for start, end in word_and_mark_spans(lower)]
     return frozenset(words) | frozenset(w.split("'", 1)[0] for w in words if "'" in w)
 
 

@@ -45,11 +45,13 @@ __all__ = [
     "sentences",
     "singularize",
     "tokenize",
+    "word_and_mark_spans",
     "word_spans",
 ]
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
 _TOKEN_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_TOKEN_OR_MARK_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[^\w\s]|_")
 _NON_WORD_RE = re.compile(r"[^\w\s]|_")
 _POSSESSIVE_RE = re.compile(r"(?<=\w)'s\b|(?<=s)'(?!\w)")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -144,6 +146,19 @@ def word_spans(text: str) -> list[tuple[int, int]]:
         ``(start, end)`` of each word in order; ``text[start:end]`` is the word as written.
     """
     return [m.span() for m in _TOKEN_RE.finditer(fold_apostrophes(text))]
+
+
+def word_and_mark_spans(text: str) -> list[tuple[int, int]]:
+    """The offsets of the words of ``text`` (as :func:`word_spans`) and of every other
+    character but white space, each a one-character mark (``,`` ``-`` ``"``).
+
+    Args:
+        text: Raw text.
+
+    Returns:
+        ``(start, end)`` of each word or mark in order.
+    """
+    return [m.span() for m in _TOKEN_OR_MARK_RE.finditer(fold_apostrophes(text))]
 
 
 def sentences(text: str) -> list[str]:
