@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from langmemcore.profiles._patterns import ANY_PREDICATE, PREDICATES, Pattern
 from langmemcore.profiles._values import cut_value
@@ -34,17 +35,8 @@ _CONJUNCTIONS = phrases("clause.conjunction")
 _CLAUSE_MARKS = ",;:()"
 _DASHES = "-\u2013\u2014"
 _LEADS = phrases("clause.lead")
-_RELATIONS = (
-    r"(?:friend|best friend|roommate|flatmate|neighbor|neighbour|colleague|coworker|boss|"
-    r"brother|sister|mom|mum|mother|dad|father|son|daughter|cousin|aunt|uncle|wife|husband|"
-    r"partner|girlfriend|boyfriend|fianc\w+|grandma|grandpa|niece|nephew)"
-)
-_SUBJECT = re.compile(
-    r"(?P<subj>I|[Ww]e|(?:[Mm]y\s+" + _RELATIONS + r"|(?P<with>[A-Z][a-z]+))\s+and\s+I|"
-    r"(?:[Mm]y|[Oo]ur|[A-Z][a-z]+'s)\s+(?:\w+\s+)?"
-    + _RELATIONS
-    + r"\s*,?\s+(?P<named>[A-Z][a-z]+)|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?=[\s'])"
-)
+_RELATIONS = phrases("clause.relation")
+_OWNERS = ("my", "My", "our", "Our")
 _AUX = phrases("clause.aux")
 _CONTRACTED = ("'m", "'ve", "'re")
 _PAST_VERB = phrases("clause.past_verb")
@@ -163,17 +155,14 @@ def opening(
     pronoun = _pronoun_end(clause, at)
     if pronoun is not None and named:
         return Opening(named, "", pronoun, "third")
-    found = _SUBJECT.match(clause, at)
+    found = _subject_at(clause, at)
     if found:
-        raw = found.group("subj")
-        if raw == "I" or raw.lower() == "we" or raw.endswith(" and I"):
-            with_name = found.group("with") or ""
-            with_name = "" if with_name in NAME_WORDS else with_name
-            return Opening(speaker, with_name, found.end()) if speaker else None
-        subject = found.group("named") or raw
-        if subject.split()[0] in NAME_WORDS:
+        if found.first_person:
+            with_name = "" if found.with_name in NAME_WORDS else found.with_name
+            return Opening(speaker, with_name, found.end) if speaker else None
+        if found.subject.split()[0] in NAME_WORDS:
             return None
-        return Opening(subject, "", found.end(), "third")
+        return Opening(found.subject, "", found.end, "third")
     word = clause[at:].split(" ", 1)[0].lower()
     if carried and word and word not in _PRONOUNS and not clause[at].isupper():
         return Opening(carried, "", at, "none")
@@ -214,6 +203,122 @@ def _aux_step(clause: str, at: int) -> tuple[str, int] | None:
         return contracted, start + len(contracted)
     found = _AUX.starts_at(clause, at, spaced=True)
     return (clause[found.start : found.end], found.end) if found else None
+
+
+class _Subject(NamedTuple):
+    """A clause's written subject: who (a name, or the speaker), the other person of "Tom
+    and I", and where it ends.
+    """
+
+    subject: str
+    with_name: str
+    end: int
+    first_person: bool
+
+
+def _subject_at(clause: str, at: int) -> _Subject | None:
+    """The subject written at ``at``, before a space or an apostrophe: ``I``, ``we``, "my
+    sister and I", "Tom and I", "my sister Ana" / "Tom's best friend Jess" (the name), or
+    one or two capitalised words ("Nadia", "Uncle Ray"); ``None`` for anything else.
+    """
+    for word in ("I", "We", "we"):
+        if clause.startswith(word, at) and _subject_ends(clause, at + len(word)):
+            return _Subject(word, "", at + len(word), True)
+    first = _cap_word_end(clause, at)
+    related = _relation_end(clause, after_spaces(clause, at + 2), at + 2)
+    together = _and_i_end(clause, related if clause[at : at + 2] in ("my", "My") else None)
+    if together is None and first is not None:
+        together = _and_i_end(clause, first)
+        if together is not None:
+            return _Subject(clause[at:together], clause[at:first], together, True)
+    if together is not None:
+        return _Subject(clause[at:together], "", together, True)
+    return _related_name(clause, at, first) or _name_subject(clause, at, first)
+
+
+def _subject_ends(clause: str, end: int) -> bool:
+    """Whether a subject may end at ``end``: before a space or an apostrophe."""
+    return clause[end : end + 1].isspace() or clause[end : end + 1] == "'"
+
+
+def _cap_word_end(clause: str, at: int) -> int | None:
+    """Where the word of a capital and small letters ("Nadia") at ``at`` ends, if one is
+    there.
+    """
+    end = at + 1
+    while end < len(clause) and "a" <= clause[end] <= "z":
+        end += 1
+    return end if "A" <= clause[at : at + 1] <= "Z" and end > at + 1 else None
+
+
+def _relation_end(clause: str, at: int, after: int) -> int | None:
+    """Where the relation ("sister", "best friend") at ``at`` ends, when spaces come
+    between ``after`` and it and it is written in small letters.
+    """
+    found = _RELATIONS.starts_at(clause, at)
+    if at == after or found is None or found.start != at:
+        return None
+    return found.end if clause[at : found.end].islower() else None
+
+
+def _and_i_end(clause: str, end: int | None) -> int | None:
+    """Where "and I" after the spaces at ``end`` ends, if it follows and may end a subject."""
+    if end is None or not clause[end : end + 1].isspace():
+        return None
+    joined = after_spaces(clause, end)
+    if not clause.startswith("and", joined) or not clause[joined + 3 : joined + 4].isspace():
+        return None
+    i = after_spaces(clause, joined + 3)
+    return i + 1 if clause.startswith("I", i) and _subject_ends(clause, i + 1) else None
+
+
+def _related_name(clause: str, at: int, first: int | None) -> _Subject | None:
+    """The name after an owned relation ("my sister Ana", "Tom's friend, Jess")."""
+    if clause[at : at + 2] in _OWNERS or clause[at : at + 3] in _OWNERS:
+        owner = at + 2 if clause[at : at + 2] in ("my", "My") else at + 3
+    elif first is not None and clause.startswith("'s", first):
+        owner = first + 2
+    else:
+        return None
+    start = after_spaces(clause, owner)
+    if start == owner:
+        return None
+    adjective = start
+    while adjective < len(clause) and (clause[adjective].isalnum() or clause[adjective] == "_"):
+        adjective += 1
+    gap = after_spaces(clause, adjective)
+    ends = [gap] if adjective > start and gap > adjective else []
+    for relation_at in [*ends, start]:
+        relation = _relation_end(clause, relation_at, relation_at - 1)
+        named = _named_after(clause, relation)
+        if named is not None:
+            return _Subject(clause[at : named[1]], "", named[1], False)._replace(subject=named[0])
+    return None
+
+
+def _named_after(clause: str, end: int | None) -> tuple[str, int] | None:
+    """The name after a relation that ends at ``end`` (spaces, maybe a comma, spaces)."""
+    if end is None:
+        return None
+    start = after_spaces(clause, end)
+    if clause[start : start + 1] == ",":
+        start = after_spaces(clause, start + 1)
+        spaced = clause[start - 1 : start].isspace()
+    else:
+        spaced = start > end
+    name = _cap_word_end(clause, start) if spaced else None
+    return (clause[start:name], name) if name and _subject_ends(clause, name) else None
+
+
+def _name_subject(clause: str, at: int, first: int | None) -> _Subject | None:
+    """One or two capitalised words ("Nadia", "Uncle Ray")."""
+    if first is None:
+        return None
+    second_at = after_spaces(clause, first)
+    second = _cap_word_end(clause, second_at) if second_at > first else None
+    if second is not None and _subject_ends(clause, second):
+        return _Subject(clause[at:second], "", second, False)
+    return _Subject(clause[at:first], "", first, False) if _subject_ends(clause, first) else None
 
 
 def _pronoun_end(clause: str, at: int) -> int | None:

@@ -270,3 +270,35 @@ def test_names_given_to_pets_and_relatives_may_hold_any_letter() -> None:
     assert ("family", "brother Paweł") in [(s.aspect, s.value) for s in family]
     unnamed = pattern_statements("I took my old car to the garage.", "Priya")
     assert [s.aspect for s in unnamed] == []
+
+
+@pytest.mark.parametrize(
+    ("clause", "subject", "with_name", "person"),
+    [
+        ("I moved to Lyon", "Priya", "", "first"),
+        ("we're in Oslo now", "Priya", "", "first"),
+        ("my best friend and I opened a cafe", "Priya", "", "first"),
+        ("Tom and I got married", "Priya", "Tom", "first"),
+        ("so my older sister, Ana moved to Porto", "Ana", "", "third"),
+        ("Tom's fiancée Lea works at a bank", "Lea", "", "third"),
+        ("Uncle Ray left the band", "Uncle Ray", "", "third"),
+        ("Tom Smith, hi", "Tom", "", "third"),
+    ],
+)
+def test_a_clause_opens_with_its_subject(
+    clause: str, subject: str, with_name: str, person: str
+) -> None:
+    from langmemcore.profiles._clauses import opening
+
+    found = opening(clause, "Priya", None, True)
+    assert found is not None
+    assert (found.subject, found.with_name, found.person) == (subject, with_name, person)
+
+
+@pytest.mark.parametrize(
+    "clause", ["my sister's friend Jo left", "McDonald moved", "my friends and I"]
+)
+def test_a_clause_without_a_known_subject_opens_with_none(clause: str) -> None:
+    from langmemcore.profiles._clauses import opening
+
+    assert opening(clause, "Priya", None, False) is None
