@@ -22,6 +22,7 @@ from langmemcore.text.tokens import after_spaces
 
 __all__ = [
     "NAME_WORDS",
+    "OWNERS",
     "Opening",
     "Predicate",
     "clauses",
@@ -36,7 +37,8 @@ _CLAUSE_MARKS = ",;:()"
 _DASHES = "-\u2013\u2014"
 _LEADS = phrases("clause.lead")
 _RELATIONS = phrases("clause.relation")
-_OWNERS = ("my", "My", "our", "Our")
+OWNERS = ("my", "My", "our", "Our")
+"""The possessives that make the speaker the owner ("my sister Ana", "our dog")."""
 _AUX = phrases("clause.aux")
 _CONTRACTED = ("'m", "'ve", "'re")
 _PAST_VERB = phrases("clause.past_verb")
@@ -274,7 +276,7 @@ def _and_i_end(clause: str, end: int | None) -> int | None:
 
 def _related_name(clause: str, at: int, first: int | None) -> _Subject | None:
     """The name after an owned relation ("my sister Ana", "Tom's friend, Jess")."""
-    if clause[at : at + 2] in _OWNERS or clause[at : at + 3] in _OWNERS:
+    if clause[at : at + 2] in OWNERS or clause[at : at + 3] in OWNERS:
         owner = at + 2 if clause[at : at + 2] in ("my", "My") else at + 3
     elif first is not None and clause.startswith("'s", first):
         owner = first + 2

@@ -23,6 +23,7 @@ from dataclasses import replace
 
 from langmemcore.profiles._clauses import (
     NAME_WORDS,
+    OWNERS,
     agrees,
     clauses,
     flags,
@@ -48,7 +49,6 @@ _GONE = phrases("owned.gone")
 _NAME_GIVEN = phrases("owned.name_given")
 _DESCRIBED = phrases("owned.described")
 _COMPOUND = phrases("owned.compound")
-_OWNERS = ("my", "My", "our", "Our")
 _NAME_SEPARATORS = (",", "and", "&")
 _CALLING = ("named", "called")
 _UNNAMED = frozenset({"partner", "pet", "band", "gym", "vehicle"})
@@ -84,14 +84,19 @@ def _is_name_word(word: str) -> bool:
     return "A" <= word[0] <= "Z" and all(c.isalnum() or c in "_'" for c in word[1:])
 
 
+def _name_end(text: str, at: int) -> int | None:
+    """Where the one-word name at ``at`` ends, or ``None`` when no name starts there."""
+    end = at
+    while end < len(text) and text[end].isalpha():
+        end += 1
+    return end if _is_name(text[at:end]) else None
+
+
 def _name_after(text: str, pos: int) -> str | None:
     """The name after the spaces at ``pos`` (``"Pepper"``), if a name comes next."""
     start = after_spaces(text, pos)
-    end = start
-    while end < len(text) and text[end].isalpha():
-        end += 1
-    word = text[start:end]
-    return word if start > pos and _is_name(word) else None
+    end = _name_end(text, start) if start > pos else None
+    return text[start:end] if end else None
 
 
 def _names_in(clause: str) -> list[str]:
@@ -157,7 +162,7 @@ def _owners(sentence: str, speaker: str | None) -> Iterator[tuple[int, int, str]
         after = after_spaces(sentence, end)
         if after == end:
             continue
-        if word in _OWNERS and speaker:
+        if word in OWNERS and speaker:
             yield start, after, speaker
         elif word.endswith("'s") and _is_name(word[:-2]) and word[:-2] not in NAME_WORDS:
             yield start, after, word[:-2]
@@ -173,14 +178,6 @@ def _apposed(text: str) -> str | None:
         start -= 1
     name = head[start:-1]
     return name if _is_name(name) and not name.endswith("ly") else None
-
-
-def _name_end(text: str, at: int) -> int | None:
-    """Where the one-word name at ``at`` ends, or ``None`` when no name starts there."""
-    end = at
-    while end < len(text) and text[end].isalpha():
-        end += 1
-    return end if _is_name(text[at:end]) else None
 
 
 def _owned_name(sentence: str, at: int) -> tuple[str, int]:
