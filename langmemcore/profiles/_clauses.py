@@ -226,15 +226,15 @@ def _subject_at(clause: str, at: int) -> _Subject | None:
     for word in ("I", "We", "we"):
         if clause.startswith(word, at) and _subject_ends(clause, at + len(word)):
             return _Subject(word, "", at + len(word), True)
-    first = _cap_word_end(clause, at)
-    related = _relation_end(clause, after_spaces(clause, at + 2), at + 2)
-    together = _and_i_end(clause, related if clause[at : at + 2] in ("my", "My") else None)
-    if together is None and first is not None:
-        together = _and_i_end(clause, first)
+    if clause[at : at + 2] in ("my", "My"):
+        relation = _relation_end(clause, after_spaces(clause, at + 2), at + 2)
+        together = _and_i_end(clause, relation)
         if together is not None:
-            return _Subject(clause[at:together], clause[at:first], together, True)
+            return _Subject(clause[at:together], "", together, True)
+    first = _cap_word_end(clause, at)
+    together = _and_i_end(clause, first)
     if together is not None:
-        return _Subject(clause[at:together], "", together, True)
+        return _Subject(clause[at:together], clause[at:first], together, True)
     return _related_name(clause, at, first) or _name_subject(clause, at, first)
 
 
