@@ -248,9 +248,9 @@ def _cap_word_end(clause: str, at: int) -> int | None:
     there.
     """
     end = at + 1
-    while end < len(clause) and "a" <= clause[end] <= "z":
+    while end < len(clause) and clause[end].isalpha() and clause[end].islower():
         end += 1
-    return end if "A" <= clause[at : at + 1] <= "Z" and end > at + 1 else None
+    return end if clause[at : at + 1].isupper() and end > at + 1 else None
 
 
 def _relation_end(clause: str, at: int, after: int) -> int | None:

@@ -283,6 +283,8 @@ def test_names_given_to_pets_and_relatives_may_hold_any_letter() -> None:
         ("Tom's fiancée Lea works at a bank", "Lea", "", "third"),
         ("Uncle Ray left the band", "Uncle Ray", "", "third"),
         ("Tom Smith, hi", "Tom", "", "third"),
+        ("Inés moved to Madrid", "Inés", "", "third"),
+        ("Tomás and I broke up", "Priya", "Tomás", "first"),
     ],
 )
 def test_a_clause_opens_with_its_subject(
