@@ -27,6 +27,8 @@ __all__ = [
     "Predicate",
     "clauses",
     "flags",
+    "is_name",
+    "name_end",
     "opening",
     "predicates",
     "value_of",
@@ -231,7 +233,7 @@ def _subject_at(clause: str, at: int) -> _Subject | None:
         together = _and_i_end(clause, relation)
         if together is not None:
             return _Subject(clause[at:together], "", together, True)
-    first = _cap_word_end(clause, at)
+    first = name_end(clause, at)
     together = _and_i_end(clause, first)
     if together is not None:
         return _Subject(clause[at:together], clause[at:first], together, True)
@@ -243,14 +245,17 @@ def _subject_ends(clause: str, end: int) -> bool:
     return clause[end : end + 1].isspace() or clause[end : end + 1] == "'"
 
 
-def _cap_word_end(clause: str, at: int) -> int | None:
-    """Where the word of a capital and small letters ("Nadia") at ``at`` ends, if one is
-    there.
-    """
-    end = at + 1
-    while end < len(clause) and clause[end].isalpha() and clause[end].islower():
+def is_name(word: str) -> bool:
+    """Whether ``word`` is written as a one-word name: a capital, then small letters."""
+    return len(word) > 1 and word.isalpha() and word[0].isupper() and word[1:].islower()
+
+
+def name_end(text: str, at: int) -> int | None:
+    """Where the one-word name at ``at`` ends, or ``None`` when no name starts there."""
+    end = at
+    while end < len(text) and text[end].isalpha():
         end += 1
-    return end if clause[at : at + 1].isupper() and end > at + 1 else None
+    return end if is_name(text[at:end]) else None
 
 
 def _relation_end(clause: str, at: int, after: int) -> int | None:
@@ -308,7 +313,7 @@ def _named_after(clause: str, end: int | None) -> tuple[str, int] | None:
         spaced = clause[start - 1 : start].isspace()
     else:
         spaced = start > end
-    name = _cap_word_end(clause, start) if spaced else None
+    name = name_end(clause, start) if spaced else None
     return (clause[start:name], name) if name and _subject_ends(clause, name) else None
 
 
@@ -317,7 +322,7 @@ def _name_subject(clause: str, at: int, first: int | None) -> _Subject | None:
     if first is None:
         return None
     second_at = after_spaces(clause, first)
-    second = _cap_word_end(clause, second_at) if second_at > first else None
+    second = name_end(clause, second_at) if second_at > first else None
     if second is not None and _subject_ends(clause, second):
         return _Subject(clause[at:second], "", second, False)
     return _Subject(clause[at:first], "", first, False) if _subject_ends(clause, first) else None

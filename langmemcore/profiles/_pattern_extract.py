@@ -27,6 +27,8 @@ from langmemcore.profiles._clauses import (
     agrees,
     clauses,
     flags,
+    is_name,
+    name_end,
     opening,
     predicates,
     value_of,
@@ -74,28 +76,15 @@ def _named(statement: AspectStatement, names: list[str]) -> list[AspectStatement
     return out
 
 
-def _is_name(word: str) -> bool:
-    """Whether ``word`` is written as a one-word name: a capital, then small letters."""
-    return len(word) > 1 and word.isalpha() and word[0].isupper() and word[1:].islower()
-
-
 def _is_name_word(word: str) -> bool:
     """Whether ``word`` may be a word of a longer name ("O'Neill", "Bloom2")."""
     return "A" <= word[0] <= "Z" and all(c.isalnum() or c in "_'" for c in word[1:])
 
 
-def _name_end(text: str, at: int) -> int | None:
-    """Where the one-word name at ``at`` ends, or ``None`` when no name starts there."""
-    end = at
-    while end < len(text) and text[end].isalpha():
-        end += 1
-    return end if _is_name(text[at:end]) else None
-
-
 def _name_after(text: str, pos: int) -> str | None:
     """The name after the spaces at ``pos`` (``"Pepper"``), if a name comes next."""
     start = after_spaces(text, pos)
-    end = _name_end(text, start) if start > pos else None
+    end = name_end(text, start) if start > pos else None
     return text[start:end] if end else None
 
 
@@ -105,7 +94,7 @@ def _names_in(clause: str) -> list[str]:
         return []
     parts = clause.replace(",", " , ").replace("&", " & ").split()
     names, separators = parts[::2], parts[1::2]
-    listed = len(parts) % 2 and all(_is_name(name) for name in names)
+    listed = len(parts) % 2 and all(is_name(name) for name in names)
     if listed and separators and all(sep in _NAME_SEPARATORS for sep in separators):
         return [name for name in names if name not in NAME_WORDS]
     words = clause.split()
@@ -164,7 +153,7 @@ def _owners(sentence: str, speaker: str | None) -> Iterator[tuple[int, int, str]
             continue
         if word in OWNERS and speaker:
             yield start, after, speaker
-        elif word.endswith("'s") and _is_name(word[:-2]) and word[:-2] not in NAME_WORDS:
+        elif word.endswith("'s") and is_name(word[:-2]) and word[:-2] not in NAME_WORDS:
             yield start, after, word[:-2]
 
 
@@ -177,7 +166,7 @@ def _apposed(text: str) -> str | None:
     while start and head[start - 1].isalpha():
         start -= 1
     name = head[start:-1]
-    return name if _is_name(name) and not name.endswith("ly") else None
+    return name if is_name(name) and not name.endswith("ly") else None
 
 
 def _owned_name(sentence: str, at: int) -> tuple[str, int]:
@@ -195,11 +184,11 @@ def _owned_name(sentence: str, at: int) -> tuple[str, int]:
         if sentence.startswith(calling, start) and sentence[start + len(calling) :][:1].isspace():
             start = after_spaces(sentence, start + len(calling))
             break
-    end = _name_end(sentence, start)
+    end = name_end(sentence, start)
     if end is None:
         return "", at
     second = after_spaces(sentence, end)
-    end = (_name_end(sentence, second) if second > end else None) or end
+    end = (name_end(sentence, second) if second > end else None) or end
     return sentence[start:end], end
 
 
